@@ -1,0 +1,454 @@
+// The JSON Schemas of RuntimePolicy and RuntimeHostPolicy: the single source for ajv validation (schema/validate.ts),
+// for the TypeScript types (model/types.ts derives them with FromSchema) and for the CRDs' openAPIV3Schema
+// (backends/crd strips what a structural schema may not carry). Built from small const fragments so that the
+// derived types stay exact.
+import { SYSCALL_NAMES } from './syscall-names.js';
+
+/** API group and version of both kinds. */
+export const API_GROUP = 'security.runtime.com';
+export const API_VERSION = 'v1';
+export const API_GROUP_VERSION = `${API_GROUP}/${API_VERSION}` as const;
+
+/** Capability names (lower case, without `cap_`), anchored at both ends (the reference anchors only the end). */
+export const CAPABILITY_NAMES = [
+  'chown',
+  'dac_override',
+  'dac_read_search',
+  'fowner',
+  'fsetid',
+  'kill',
+  'setgid',
+  'setuid',
+  'setpcap',
+  'linux_immutable',
+  'net_bind_service',
+  'net_broadcast',
+  'net_admin',
+  'net_raw',
+  'ipc_lock',
+  'ipc_owner',
+  'sys_module',
+  'sys_rawio',
+  'sys_chroot',
+  'sys_ptrace',
+  'sys_pacct',
+  'sys_admin',
+  'sys_boot',
+  'sys_nice',
+  'sys_resource',
+  'sys_time',
+  'sys_tty_config',
+  'mknod',
+  'lease',
+  'audit_write',
+  'audit_control',
+  'setfcap',
+  'mac_override',
+  'mac_admin',
+] as const;
+
+/** Network protocol names in both cases the reference accepts. */
+export const PROTOCOL_NAMES = [
+  'tcp',
+  'udp',
+  'raw',
+  'icmp',
+  'icmpv6',
+  'sctp',
+  'stream',
+  'dgram',
+  'rdm',
+  'seqpacket',
+  'dccp',
+  'packet',
+  'all',
+] as const;
+
+const CAPABILITY_PATTERN = `^(${CAPABILITY_NAMES.join('|')})$`;
+const PROTOCOL_PATTERN = `^(${PROTOCOL_NAMES.flatMap((p) => [p, p.toUpperCase()]).join('|')})$`;
+
+const action = {
+  type: 'string',
+  enum: ['Allow', 'Audit', 'Block'],
+  description:
+    'Block denies and alerts, Audit allows and alerts, Allow makes the listed operations the allowed set.',
+} as const;
+const severity = {
+  type: 'integer',
+  minimum: 1,
+  maximum: 10,
+  description: 'Alert severity, 1 (lowest) to 10.',
+} as const;
+const tags = {
+  type: 'array',
+  items: { type: 'string' },
+  description: 'Free-form tags copied into alerts.',
+} as const;
+const message = { type: 'string', description: 'Message copied into alerts.' } as const;
+const boolean = { type: 'boolean' } as const;
+
+/** An absolute file path that does not end in `/` (the reference's pattern and bound). */
+const absolutePath = {
+  type: 'string',
+  maxLength: 200,
+  pattern: '^\\/+.*[^\\/]$',
+  description: 'Absolute path of a file or binary; must not end in /.',
+} as const;
+/** An absolute directory path ending in `/`. */
+const directoryPath = {
+  type: 'string',
+  maxLength: 200,
+  pattern: '^\\/$|^\\/.*\\/$',
+  description: 'Absolute directory path ending in /.',
+} as const;
+
+/** A fromSource entry: the acting executable by path, or by directory (recursive or not). */
+const fromSource = {
+  type: 'array',
+  description: 'Restricts the rule to operations done by these executables (for exec: the parent).',
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { path: absolutePath, dir: directoryPath, recursive: boolean },
+    oneOf: [{ required: ['path'] }, { required: ['dir'] }],
+  },
+} as const;
+
+/** Fields every rule and section may carry. */
+const inherited = { severity, tags, message, action } as const;
+
+const processMatchPath = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    path: absolutePath,
+    execname: { type: 'string', minLength: 1, pattern: '^[^\\/]+$', description: 'Binary base name.' },
+    ownerOnly: boolean,
+    pts: boolean,
+    allowedArgs: { type: 'array', maxItems: 20, items: { type: 'string' } },
+    fromSource,
+    ...inherited,
+  },
+  oneOf: [{ required: ['path'] }, { required: ['execname'] }],
+} as const;
+
+const processMatchDirectory = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['dir'],
+  properties: {
+    dir: directoryPath,
+    recursive: boolean,
+    ownerOnly: boolean,
+    pts: boolean,
+    fromSource,
+    ...inherited,
+  },
+} as const;
+
+const processMatchPattern = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['pattern'],
+  properties: { pattern: { type: 'string', minLength: 1 }, ownerOnly: boolean, ...inherited },
+} as const;
+
+const process = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'Rules on process execution.',
+  properties: {
+    matchPaths: { type: 'array', items: processMatchPath },
+    matchDirectories: { type: 'array', items: processMatchDirectory },
+    matchPatterns: { type: 'array', items: processMatchPattern },
+    ...inherited,
+  },
+} as const;
+
+const fileMatchPath = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['path'],
+  properties: {
+    path: absolutePath,
+    ownerOnly: boolean,
+    readOnly: boolean,
+    pts: boolean,
+    fromSource,
+    ...inherited,
+  },
+} as const;
+
+const fileMatchDirectory = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['dir'],
+  properties: {
+    dir: directoryPath,
+    recursive: boolean,
+    ownerOnly: boolean,
+    readOnly: boolean,
+    pts: boolean,
+    fromSource,
+    ...inherited,
+  },
+} as const;
+
+const fileMatchPattern = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['pattern'],
+  properties: {
+    pattern: { type: 'string', minLength: 1 },
+    ownerOnly: boolean,
+    readOnly: boolean,
+    ...inherited,
+  },
+} as const;
+
+const file = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'Rules on file access.',
+  properties: {
+    matchPaths: { type: 'array', items: fileMatchPath },
+    matchDirectories: { type: 'array', items: fileMatchDirectory },
+    matchPatterns: { type: 'array', items: fileMatchPattern },
+    ...inherited,
+  },
+} as const;
+
+function networkSection<R extends readonly string[]>(required: R) {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    description: 'Rules on network sockets by protocol.',
+    properties: {
+      matchProtocols: {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required,
+          properties: {
+            protocol: { type: 'string', pattern: PROTOCOL_PATTERN, description: 'tcp, udp, icmp, raw, ...' },
+            pts: boolean,
+            fromSource,
+            ...inherited,
+          },
+        },
+      },
+      matchDNSQueries: {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['domain'],
+          properties: { domain: { type: 'string', minLength: 1 }, fromSource, ...inherited },
+        },
+      },
+      ...inherited,
+    },
+  } as const;
+}
+
+function capabilitiesSection<R extends readonly string[]>(required: R) {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    description: 'Rules on Linux capabilities.',
+    properties: {
+      matchCapabilities: {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required,
+          properties: {
+            capability: {
+              type: 'string',
+              pattern: CAPABILITY_PATTERN,
+              description: 'net_raw, sys_admin, ...',
+            },
+            fromSource,
+            ...inherited,
+          },
+        },
+      },
+      ...inherited,
+    },
+  } as const;
+}
+
+const syscallList = { type: 'array', items: { type: 'string', enum: SYSCALL_NAMES } } as const;
+
+const syscalls = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'Monitored system calls.',
+  properties: {
+    matchSyscalls: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['syscall'],
+        properties: { syscall: syscallList, fromSource, ...inherited },
+      },
+    },
+    matchPaths: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['syscall', 'path'],
+        properties: {
+          syscall: syscallList,
+          path: { type: 'string', maxLength: 200, pattern: '(^\\/+.*[^\\/]$)|(^\\/$|^\\/.*\\/$)' },
+          recursive: boolean,
+          fromSource,
+          ...inherited,
+        },
+      },
+    },
+    ...inherited,
+  },
+} as const;
+
+const device = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'Rules on USB devices (host policies).',
+  properties: {
+    matchDevice: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['class'],
+        properties: {
+          class: { type: 'string', minLength: 1 },
+          subClass: { type: 'integer', format: 'int32' },
+          protocol: { type: 'integer', format: 'int32' },
+          level: { type: 'integer', format: 'int32', minimum: 1 },
+          ...inherited,
+        },
+      },
+    },
+    ...inherited,
+  },
+} as const;
+
+const labelMap = { type: 'object', additionalProperties: { type: 'string' } } as const;
+
+const selector = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'Pods the policy applies to. matchLabels: {} selects every pod of the namespace.',
+  properties: {
+    matchLabels: labelMap,
+    matchExpressions: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['key', 'operator', 'values'],
+        properties: {
+          key: { type: 'string', enum: ['label'] },
+          operator: { type: 'string', enum: ['In', 'NotIn'] },
+          values: { type: 'array', items: { type: 'string', pattern: '^[^=]+=.*$' } },
+        },
+      },
+    },
+  },
+} as const;
+
+const nodeSelector = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'Nodes the policy applies to; a value "*" matches any value of the key.',
+  properties: { matchLabels: labelMap },
+  required: ['matchLabels'],
+} as const;
+
+const metadata = {
+  type: 'object',
+  required: ['name'],
+  properties: {
+    name: { type: 'string' },
+    namespace: { type: 'string' },
+    labels: labelMap,
+    annotations: labelMap,
+  },
+} as const;
+
+const status = {
+  type: 'object',
+  properties: { status: { type: 'string' } },
+} as const;
+
+const presets = {
+  type: 'array',
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name'],
+    properties: { name: { type: 'string', minLength: 1 }, action },
+  },
+} as const;
+
+/** JSON Schema of a RuntimePolicy object (namespaced, selects pods). */
+export const RUNTIME_POLICY_SCHEMA = {
+  type: 'object',
+  required: ['apiVersion', 'kind', 'metadata', 'spec'],
+  properties: {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata,
+    spec: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['selector'],
+      properties: {
+        selector,
+        process,
+        file,
+        network: networkSection(['protocol'] as const),
+        capabilities: capabilitiesSection(['capability'] as const),
+        syscalls,
+        presets,
+        apparmor: { type: 'string' },
+        ...inherited,
+      },
+    },
+    status,
+  },
+} as const;
+
+/** JSON Schema of a RuntimeHostPolicy object (cluster-scoped, selects nodes). */
+export const RUNTIME_HOST_POLICY_SCHEMA = {
+  type: 'object',
+  required: ['apiVersion', 'kind', 'metadata', 'spec'],
+  properties: {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata,
+    spec: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['nodeSelector'],
+      properties: {
+        nodeSelector,
+        process,
+        file,
+        network: networkSection(['protocol', 'fromSource'] as const),
+        capabilities: capabilitiesSection(['capability', 'fromSource'] as const),
+        syscalls,
+        device,
+        apparmor: { type: 'string' },
+        ...inherited,
+      },
+    },
+    status,
+  },
+} as const;
