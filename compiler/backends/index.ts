@@ -1,0 +1,10 @@
+// Every compiler backend, in one array; `rtctl compile --target <name>` selects among them.
+import type { Backend } from './backend.js';
+
+/** All backends. Add a backend here to add a target. */
+export const BACKENDS: readonly Backend[] = [];
+
+/** The backend with this target name, if any. */
+export function findBackend(name: string): Backend | undefined {
+  return BACKENDS.find((b) => b.name === name);
+}
