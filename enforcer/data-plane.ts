@@ -1,0 +1,134 @@
+// The contract between the enforcer's control plane and a kernel data plane (fanotify, BPF-LSM). The control
+// plane discovers workloads, compiles one rule table per workload with the compiler's `rules` backend and hands
+// it here; the data plane enforces it in the kernel and reports every Block, Audit and posture decision as a
+// DataPlaneEvent. The control plane turns events into alert records (enforcer/alert-record.ts).
+import type { Action, Operation } from '../compiler/ir/rule-set.js';
+
+/** Posture of one operation class when a workload is in least-permissive mode (an Allow rule exists). */
+export const Posture = { Audit: 'audit', Block: 'block' } as const;
+export type Posture = (typeof Posture)[keyof typeof Posture];
+
+/** Namespace postures by class; Process follows `file` (DESIGN.md "Policy semantics"). */
+export interface Postures {
+  file: Posture;
+  network: Posture;
+  capabilities: Posture;
+}
+
+/**
+ * Where a workload lives in the kernel: what a data plane needs to attach its enforcement to it.
+ * Containers have the pid of their init process (its mount namespace holds the root file system and its
+ * bind mounts; its cgroup identifies the container); the host workload has `pid` 1.
+ */
+export interface WorkloadAnchor {
+  /** Stable key chosen by the control plane; events carry it back (container id, or `host`). */
+  key: string;
+  /** True for the host workload (host processes, RuntimeHostPolicy). */
+  host: boolean;
+  /** A process of the workload in the host pid namespace (container init; 1 for the host). */
+  pid: number;
+  /** The cgroup path of the workload (`/k8s.io/<id>`), empty for the host. */
+  cgroupPath: string;
+}
+
+/** One workload's enforcement input. */
+export interface WorkloadRules {
+  anchor: WorkloadAnchor;
+  /** The rule table in the documented binary layout (docs/rule-table.md), built for this workload only. */
+  table: Uint8Array;
+  postures: Postures;
+  /**
+   * Changes whenever the table or postures change; a data plane may skip a load whose generation it already
+   * enforces for the same key.
+   */
+  generation: number;
+}
+
+/** The decision kinds a data plane reports (Allow decisions are never reported). */
+export const DecisionKind = {
+  /** A Block rule matched: the operation was denied. */
+  Block: 'Block',
+  /** An Audit rule matched: the operation proceeded. */
+  Audit: 'Audit',
+  /** No rule matched in least-permissive mode; the posture decided (`action` says which). */
+  Posture: 'Posture',
+} as const;
+export type DecisionKind = (typeof DecisionKind)[keyof typeof DecisionKind];
+
+/** One reported decision, as the kernel saw it. Paths are as seen inside the workload. */
+export interface DataPlaneEvent {
+  /** The workload key given in WorkloadAnchor. */
+  workload: string;
+  /** Wall clock of the decision, nanoseconds since the Unix epoch. */
+  timeNs: bigint;
+  operation: Operation;
+  kind: DecisionKind;
+  /** What happened to the operation: Block (denied) or Audit (allowed and reported). */
+  action: typeof Action.Block | typeof Action.Audit;
+  /** The errno returned to the caller when denied (EPERM on fanotify, EACCES on BPF-LSM), 0 when allowed. */
+  errno: number;
+  /** Index of the deciding rule in the workload's table, -1 for posture decisions. */
+  ruleIndex: number;
+  /** Policy name of the deciding rule, `DefaultPosture` for posture decisions (resolved from the table). */
+  policyName: string;
+  /** Host pid and parent pid. */
+  hostPid: number;
+  hostPpid: number;
+  /** Pid and parent pid in the workload's pid namespace (equal to the host ones for the host). */
+  pid: number;
+  ppid: number;
+  uid: number;
+  /** The acting process's executable, and its parent's. */
+  processName: string;
+  parentProcessName: string;
+  /** The target: the executed binary (Process) or the opened file (File). */
+  resource: string;
+  /** System call name as `SYS_OPENAT`, and its arguments in `key=value` form (`fd=-100 flags=O_RDONLY`). */
+  syscall: string;
+  syscallArgs: string;
+  /** The acting process's cgroup path (container id inside it). */
+  cgroup: string;
+  /** The acting process's working directory, when known. */
+  cwd?: string;
+}
+
+/** Counters a data plane keeps; `dropped` counts events it could not report (never silent). */
+export interface DataPlaneStats {
+  /** Permission decisions taken since the data plane started. */
+  decisions: number;
+  /** Decisions answered from the decision cache. */
+  cacheHits: number;
+  /** Events reported. */
+  reported: number;
+  /** Events that had to be dropped (buffer full, reader gone too long). */
+  dropped: number;
+  /** Workloads currently enforced. */
+  workloads: number;
+}
+
+/** A kernel data plane. One instance per node; the control plane owns its lifecycle. */
+export interface DataPlane {
+  /** The alert record's `Enforcer` value for this plane (`Fanotify`, `BPFLSM`). */
+  readonly name: string;
+  /** The `Enforcer` value for audit alerts, when it differs (`eBPF Monitor` for BPF-LSM). */
+  readonly auditName: string;
+  /** Attaches to the kernel (or to an already running helper that kept enforcing). */
+  start(): Promise<void>;
+  /**
+   * Loads or replaces the rules of one workload, atomically: no operation of the workload is ever decided
+   * without a table once it was loaded. Resolves once the new table is enforced.
+   */
+  apply(rules: WorkloadRules): Promise<void>;
+  /** Stops enforcing for one workload (its container is gone, or no policy selects it any more). */
+  remove(key: string): Promise<void>;
+  /** Keys of the workloads enforced right now (after a restart: what the kernel side still enforces). */
+  enforced(): Promise<string[]>;
+  /** Every reported decision, in order, until stop(). Consumed by one reader. */
+  events(): AsyncIterable<DataPlaneEvent>;
+  stats(): Promise<DataPlaneStats>;
+  /**
+   * Detaches the control plane. With `keepEnforcing` the kernel side stays in force (for a restart of the
+   * TypeScript process); without it, all enforcement is removed.
+   */
+  stop(options: { keepEnforcing: boolean }): Promise<void>;
+}
