@@ -31,17 +31,24 @@ export interface WorkloadAnchor {
   cgroupPath: string;
 }
 
-/** One workload's enforcement input. */
-export interface WorkloadRules {
+/** One workload's enforcement input: which policies of the node's table select it, and its postures. */
+export interface WorkloadEnforcement {
   anchor: WorkloadAnchor;
-  /** The rule table in the documented binary layout (docs/rule-table.md), built for this workload only. */
-  table: Uint8Array;
+  /** Indices (into the table's policy records) of the policies selecting this workload: its policy set S. */
+  policies: number[];
   postures: Postures;
-  /**
-   * Changes whenever the table or postures change; a data plane may skip a load whose generation it already
-   * enforces for the same key.
-   */
+}
+
+/**
+ * The whole desired state of a node: the rule table in the documented binary layout (docs/rule-table.md,
+ * all policies of the node in one table) and every enforced workload. Applied atomically: an operation is
+ * decided either wholly by the previous state or wholly by this one.
+ */
+export interface EnforcementState {
+  /** Increases with every change; a data plane reports the generation it enforces. */
   generation: number;
+  table: Uint8Array;
+  workloads: WorkloadEnforcement[];
 }
 
 /** The decision kinds a data plane reports (Allow decisions are never reported). */
@@ -67,10 +74,16 @@ export interface DataPlaneEvent {
   action: typeof Action.Block | typeof Action.Audit;
   /** The errno returned to the caller when denied (EPERM on fanotify, EACCES on BPF-LSM), 0 when allowed. */
   errno: number;
-  /** Index of the deciding rule in the workload's table, -1 for posture decisions. */
+  /** State generation the decision was taken under. */
+  generation: number;
+  /** Index of the deciding rule in the table, -1 for posture decisions. */
   ruleIndex: number;
   /** Policy name of the deciding rule, `DefaultPosture` for posture decisions (resolved from the table). */
   policyName: string;
+  /** The rule's severity (0 for posture decisions), tags and message, resolved from the table. */
+  severity: number;
+  tags: string[];
+  message: string;
   /** Host pid and parent pid. */
   hostPid: number;
   hostPpid: number;
@@ -115,14 +128,12 @@ export interface DataPlane {
   /** Attaches to the kernel (or to an already running helper that kept enforcing). */
   start(): Promise<void>;
   /**
-   * Loads or replaces the rules of one workload, atomically: no operation of the workload is ever decided
-   * without a table once it was loaded. Resolves once the new table is enforced.
+   * Replaces the enforced state (table and workloads) atomically. Workloads absent from `state` stop being
+   * enforced. Resolves once the new state is in force in the kernel.
    */
-  apply(rules: WorkloadRules): Promise<void>;
-  /** Stops enforcing for one workload (its container is gone, or no policy selects it any more). */
-  remove(key: string): Promise<void>;
-  /** Keys of the workloads enforced right now (after a restart: what the kernel side still enforces). */
-  enforced(): Promise<string[]>;
+  apply(state: EnforcementState): Promise<void>;
+  /** What the kernel side enforces right now (after a restart of the control plane: what it kept). */
+  enforced(): Promise<{ generation: number; workloads: string[] }>;
   /** Every reported decision, in order, until stop(). Consumed by one reader. */
   events(): AsyncIterable<DataPlaneEvent>;
   stats(): Promise<DataPlaneStats>;
