@@ -1,0 +1,143 @@
+// Boots the test guest under qemu (TCG software emulation: nested KVM is unusable here) with the host's
+// root shared read-only over 9p, runs one shell command inside it as root, and returns the command's
+// stdout, stderr and exit status plus the serial console. Boot failures come back as errors, never as
+// an empty success.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { prepareGuestKernel } from './guest-kernel.js';
+
+/** What to run in the guest. */
+export interface GuestJob {
+  repoRoot: string;
+  /** A shell command line, run by /bin/sh in `cwd` (default: repoRoot) as root. */
+  command: string;
+  cwd?: string;
+  /** Extra environment for the command. */
+  env?: Record<string, string>;
+  /** Kill the guest after this long (default 15 minutes). */
+  timeoutMs?: number;
+  memoryMiB?: number;
+  cpus?: number;
+  /** Called with serial console text as it arrives. */
+  onConsole?: (text: string) => void;
+}
+
+/** The outcome of a guest run. `exitCode` is the command's, read back from the exchange share. */
+export interface GuestResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  console: string;
+  /** The exchange directory (files the command wrote to $RTCTL_GUEST_OUT stay there). */
+  outDir: string;
+  bootMs: number;
+  totalMs: number;
+}
+
+/** Quotes a string for /bin/sh. */
+export function quoteShell(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Active LSMs of the guest kernel: Debian's list with bpf added last. */
+const GUEST_LSMS = 'landlock,lockdown,yama,integrity,apparmor,bpf';
+
+/** Boots the guest, runs the job, powers off. Rejects when the guest fails to boot or to report. */
+export async function runInGuest(job: GuestJob): Promise<GuestResult> {
+  const started = Date.now();
+  const guest = prepareGuestKernel(job.repoRoot);
+  const outDir = path.join(guest.workDir, `run-${process.pid}-${started}`);
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  const env: Record<string, string> = {
+    HOME: '/root',
+    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    RTCTL_GUEST: '1',
+    RTCTL_GUEST_OUT: '/run/guest-out',
+    ...(process.env['CI'] !== undefined ? { CI: process.env['CI'] } : {}),
+    ...job.env,
+  };
+  const lines = ['set -u'];
+  for (const [k, v] of Object.entries(env)) lines.push(`export ${k}=${quoteShell(v)}`);
+  lines.push(`cd ${quoteShell(job.cwd ?? job.repoRoot)} || exit 125`, job.command, '');
+  writeFileSync(path.join(outDir, 'job.sh'), lines.join('\n'));
+  writeFileSync(path.join(outDir, 'modules-dir'), guest.modulesDir);
+
+  const stage2 = path.join(job.repoRoot, 'test', 'guest', 'guest-stage2.sh');
+  const args = [
+    '-accel',
+    'tcg',
+    '-cpu',
+    'max',
+    '-m',
+    `${job.memoryMiB ?? 2048}M`,
+    '-smp',
+    `${job.cpus ?? 2}`,
+    '-display',
+    'none',
+    '-monitor',
+    'none',
+    '-serial',
+    'stdio',
+    '-no-reboot',
+    '-nic',
+    'none',
+    '-kernel',
+    guest.kernel,
+    '-initrd',
+    guest.initrd,
+    '-append',
+    `console=ttyS0 panic=-1 loglevel=4 lsm=${GUEST_LSMS} rtctl.stage2=${stage2}`,
+    '-virtfs',
+    'local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap',
+    '-virtfs',
+    `local,path=${outDir},mount_tag=guestout,security_model=none,multidevs=remap`,
+  ];
+  let consoleText = '';
+  let bootMs = 0;
+  const timeoutMs = job.timeoutMs ?? 15 * 60_000;
+  const exit = await new Promise<{ code: number | null; timedOut: boolean }>((resolve, reject) => {
+    const child = spawn('qemu-system-x86_64', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    const onData = (chunk: Buffer): void => {
+      const text = chunk.toString('utf8');
+      consoleText += text;
+      if (bootMs === 0 && consoleText.includes('RTCTL-GUEST-READY')) bootMs = Date.now() - started;
+      job.onConsole?.(text);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, timedOut });
+    });
+  });
+  const tail = consoleText.slice(-4000);
+  const failure = /RTCTL-GUEST-FAIL: (.*)/.exec(consoleText);
+  if (failure) throw new Error(`guest boot failed: ${failure[1] ?? ''}\n--- console tail ---\n${tail}`);
+  const exitFile = path.join(outDir, 'exit');
+  if (!existsSync(exitFile)) {
+    const why = exit.timedOut ? `timed out after ${timeoutMs} ms` : `qemu exited with ${String(exit.code)}`;
+    throw new Error(`guest produced no exit status (${why})\n--- console tail ---\n${tail}`);
+  }
+  const read = (f: string): string =>
+    existsSync(path.join(outDir, f)) ? readFileSync(path.join(outDir, f), 'utf8') : '';
+  return {
+    exitCode: Number.parseInt(read('exit').trim(), 10),
+    stdout: read('stdout'),
+    stderr: read('stderr'),
+    console: consoleText,
+    outDir,
+    bootMs,
+    totalMs: Date.now() - started,
+  };
+}
