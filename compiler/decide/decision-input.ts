@@ -1,0 +1,50 @@
+// The inputs of a decision: which workload, which operation, which namespace postures.
+import type { Operation } from '../ir/rule-set.js';
+
+/** Whether a workload is a container (selected by RuntimePolicy) or a node's host processes (RuntimeHostPolicy). */
+export const WorkloadKind = { Container: 'container', Host: 'host' } as const;
+export type WorkloadKind = (typeof WorkloadKind)[keyof typeof WorkloadKind];
+
+/** The workload an operation happens in. */
+export interface Workload {
+  kind: WorkloadKind;
+  /** Namespace of the pod (containers); ignored for the host. */
+  namespace: string;
+  /** Pod or container labels (containers). */
+  labels: Readonly<Record<string, string>>;
+  /** Labels of the node (host policies select by these). */
+  nodeLabels: Readonly<Record<string, string>>;
+}
+
+/** One operation to decide. */
+export interface OperationRequest {
+  operation: Operation;
+  /**
+   * Process: the executable's absolute path. File: the file's absolute path. Network: the protocol
+   * (`tcp`). Capabilities: the capability name (`net_raw`, with or without `cap_`).
+   */
+  resource: string;
+  /** Absolute path of the acting process's executable (File, Network, Capabilities), if known. */
+  executable?: string;
+  /** Absolute path of the parent's executable (the acting executable of a Process operation), if known. */
+  parentExecutable?: string;
+  /** File: opened for writing. */
+  write: boolean;
+  /** The acting user owns the file (File) or the binary (Process). */
+  owner: boolean;
+  /** The process has a terminal (for `pts` rules). */
+  tty?: boolean;
+  /** Process: the argument list (for `allowedArgs` rules); unknown is treated as none. */
+  args?: readonly string[];
+}
+
+/** A namespace posture value. */
+export const Posture = { Audit: 'audit', Block: 'block' } as const;
+export type Posture = (typeof Posture)[keyof typeof Posture];
+
+/** Postures per operation class; Process follows `file`. Missing entries are `audit` (the default). */
+export interface Postures {
+  file?: Posture;
+  network?: Posture;
+  capabilities?: Posture;
+}

@@ -1,0 +1,63 @@
+// Whether one rule matches one operation: resource, acting executable, terminal and arguments, and the
+// readOnly/ownerOnly exemptions (DESIGN.md "Policy semantics").
+import { Action, Operation, type Matcher, type Rule, type SourceMatcher } from '../ir/rule-set.js';
+import type { OperationRequest } from './decision-input.js';
+import { getBaseName, isInDirectory, matchesGlob } from './path-match.js';
+
+/** The capability name without `cap_`, lower case. */
+export function normalizeCapability(name: string): string {
+  const lower = name.toLowerCase();
+  return lower.startsWith('cap_') ? lower.slice(4) : lower;
+}
+
+/** True when the matcher matches the operation's resource. */
+export function matchesResource(matcher: Matcher, operation: OperationRequest): boolean {
+  const resource = operation.resource;
+  switch (matcher.kind) {
+    case 'path':
+      return resource === matcher.path;
+    case 'execname':
+      return getBaseName(resource) === matcher.name;
+    case 'directory':
+      return isInDirectory(resource, matcher.dir, matcher.recursive);
+    case 'pattern':
+      return matchesGlob(matcher.pattern, resource);
+    case 'protocol':
+      return matcher.protocol === 'all' || resource.toLowerCase() === matcher.protocol.toLowerCase();
+    case 'capability':
+      return normalizeCapability(resource) === normalizeCapability(matcher.capability);
+  }
+}
+
+/** The executable `fromSource` is compared with: the parent's for Process, the process's own otherwise. */
+export function getActor(operation: OperationRequest): string | undefined {
+  return operation.operation === Operation.Process ? operation.parentExecutable : operation.executable;
+}
+
+/** True when the source matcher matches the acting executable. */
+export function matchesSource(source: SourceMatcher, actor: string): boolean {
+  return source.kind === 'path' ? actor === source.path : isInDirectory(actor, source.dir, source.recursive);
+}
+
+/** True when the rule's readOnly/ownerOnly exemptions let it apply to this access. */
+export function isRuleApplicable(rule: Rule, operation: OperationRequest): boolean {
+  const exempt = rule.readOnly || rule.ownerOnly;
+  const write = operation.operation === Operation.File && operation.write;
+  const acceptable = (!rule.readOnly || !write) && (!rule.ownerOnly || operation.owner);
+  return rule.action === Action.Allow ? !exempt || acceptable : !(exempt && acceptable);
+}
+
+/** True when the rule matches the operation (resource, source, terminal, arguments, exemptions). */
+export function matchesRule(rule: Rule, operation: OperationRequest): boolean {
+  if (rule.operation !== operation.operation) return false;
+  if (!matchesResource(rule.matcher, operation)) return false;
+  if (rule.fromSource.length > 0) {
+    const actor = getActor(operation);
+    if (actor === undefined || !rule.fromSource.some((s) => matchesSource(s, actor))) return false;
+  }
+  if (rule.pts && operation.tty !== true) return false;
+  if (rule.allowedArgs.length > 0 && !(operation.args ?? []).every((a) => rule.allowedArgs.includes(a))) {
+    return false;
+  }
+  return isRuleApplicable(rule, operation);
+}
