@@ -114,6 +114,25 @@ const fromSource = {
   },
 } as const;
 
+/**
+ * fromSource of syscalls rules: the reference accepts a directory there without the trailing `/`; we accept it
+ * for compatibility and warn (RT3015), normalizing it when lowering.
+ */
+const syscallFromSource = {
+  type: 'array',
+  description: 'Restricts the rule to system calls made by these executables.',
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      path: absolutePath,
+      dir: { type: 'string', minLength: 1, maxLength: 200, description: 'Absolute directory path.' },
+      recursive: boolean,
+    },
+    oneOf: [{ required: ['path'] }, { required: ['dir'] }],
+  },
+} as const;
+
 /** Fields every rule and section may carry. */
 const inherited = { severity, tags, message, action } as const;
 
@@ -293,7 +312,7 @@ const syscalls = {
         type: 'object',
         additionalProperties: false,
         required: ['syscall'],
-        properties: { syscall: syscallList, fromSource, ...inherited },
+        properties: { syscall: syscallList, fromSource: syscallFromSource, ...inherited },
       },
     },
     matchPaths: {
@@ -306,7 +325,7 @@ const syscalls = {
           syscall: syscallList,
           path: { type: 'string', maxLength: 200, pattern: '(^\\/+.*[^\\/]$)|(^\\/$|^\\/.*\\/$)' },
           recursive: boolean,
-          fromSource,
+          fromSource: syscallFromSource,
           ...inherited,
         },
       },

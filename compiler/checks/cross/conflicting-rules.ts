@@ -1,0 +1,106 @@
+// RT3003 duplicate rules and RT3004 conflicting actions: the same matcher (operation, resource, sources and
+// exemptions) written twice for workloads that may overlap. Both places of a conflict are reported.
+import type { Rule } from '../../ir/rule-set.js';
+import type { CrossFinding, CrossRule, LocatedPolicy } from './cross-rule.js';
+import { targetKey, targetsOverlap } from './target-overlap.js';
+
+function matcherKey(r: Rule): string {
+  const sources = r.fromSource.map((s) => JSON.stringify(s)).sort();
+  return JSON.stringify([r.operation, r.matcher, sources, r.readOnly, r.ownerOnly, r.pts, r.allowedArgs]);
+}
+
+function describeMatcher(r: Rule): string {
+  const m = r.matcher;
+  const what =
+    m.kind === 'path'
+      ? m.path
+      : m.kind === 'execname'
+        ? m.name
+        : m.kind === 'directory'
+          ? m.dir
+          : m.kind === 'pattern'
+            ? m.pattern
+            : m.kind === 'protocol'
+              ? m.protocol
+              : m.capability;
+  return `${r.operation} ${m.kind} ${JSON.stringify(what)}`;
+}
+
+function where(p: LocatedPolicy, r: Rule): string {
+  return `${p.policy.kind} ${p.policy.namespace === '' ? '' : `${p.policy.namespace}/`}${p.policy.name} (${r.location.file}:${r.location.line})`;
+}
+
+interface Entry {
+  p: LocatedPolicy;
+  r: Rule;
+}
+
+export const checkConflictingRules: CrossRule = (policies) => {
+  // Group by matcher and by coarse target (namespace, or node labels): overlap is only possible inside a group.
+  const groups = new Map<string, Entry[]>();
+  for (const p of policies) {
+    const tk = p.policy.target.kind === 'host' ? 'host' : targetKey(p.policy.target);
+    for (const r of p.policy.rules) {
+      const key = `${tk}\u0000${matcherKey(r)}`;
+      let g = groups.get(key);
+      if (g === undefined) groups.set(key, (g = []));
+      g.push({ p, r });
+    }
+  }
+  const out: CrossFinding[] = [];
+  for (const g of groups.values()) {
+    for (let i = 1; i < g.length; i++) {
+      const b = g[i];
+      if (b === undefined) continue;
+      for (let j = 0; j < i; j++) {
+        const a = g[j];
+        if (a === undefined || !targetsOverlap(a.p.policy.target, b.p.policy.target)) continue;
+        if (a.r.action === b.r.action) {
+          out.push({
+            file: b.p.file,
+            document: b.p.document,
+            finding: {
+              code: 'RT3003',
+              severity: 'warning',
+              pointer: b.r.location.pointer,
+              message: `${describeMatcher(b.r)} with action ${b.r.action} is already written in ${where(a.p, a.r)} for overlapping workloads`,
+              related: [
+                {
+                  message: 'first written here',
+                  pointer: a.r.location.pointer,
+                  file: a.p.file,
+                  document: a.p.document,
+                },
+              ],
+            },
+          });
+          break;
+        }
+        for (const [x, y] of [
+          [a, b],
+          [b, a],
+        ] as const) {
+          out.push({
+            file: x.p.file,
+            document: x.p.document,
+            finding: {
+              code: 'RT3004',
+              severity: 'error',
+              pointer: x.r.location.pointer,
+              message: `${describeMatcher(x.r)} is ${x.r.action} here but ${y.r.action} in ${where(y.p, y.r)}, and both policies can select the same workloads; the stricter action would win (Block > Audit > Allow): make them agree`,
+              related: [
+                {
+                  message: `the ${y.r.action} rule`,
+                  pointer: y.r.location.pointer,
+                  file: y.p.file,
+                  document: y.p.document,
+                },
+              ],
+            },
+          });
+        }
+      }
+    }
+  }
+  return out;
+};

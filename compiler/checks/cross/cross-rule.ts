@@ -1,0 +1,26 @@
+// Checks across documents: conflicts and duplicates between policies that select overlapping workloads,
+// sources that can never run, Allow policies under an audit posture, and policies defined twice.
+import type { Finding } from '../../diagnostics/finding.js';
+import type { PolicyIR } from '../../ir/rule-set.js';
+
+/** A lowered policy and the document it came from. */
+export interface LocatedPolicy {
+  policy: PolicyIR;
+  file: string;
+  document: number;
+}
+
+/** A finding placed in a document. */
+export interface CrossFinding {
+  finding: Finding;
+  file: string;
+  document: number;
+}
+
+/** What cross checks know besides the policies: Namespace annotations seen in the same input. */
+export interface CrossContext {
+  namespaceAnnotations: ReadonlyMap<string, Readonly<Record<string, string>>>;
+}
+
+/** One cross-document check. */
+export type CrossRule = (policies: readonly LocatedPolicy[], context: CrossContext) => CrossFinding[];

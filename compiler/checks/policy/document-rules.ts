@@ -1,0 +1,246 @@
+// Per-document semantic checks of a schema-valid policy: what JSON Schema cannot say. Each check is a small
+// pure function from the object to findings; they are listed in one array.
+import type { Finding } from '../../diagnostics/finding.js';
+import type { PolicyKind } from '../../ir/rule-set.js';
+import { RULE_LISTS, resolveAction } from '../../lower/lower-policy.js';
+
+/** A schema-valid policy object, read structurally. */
+export type PolicyObject = {
+  metadata: { name: string; namespace?: string };
+  spec: Record<string, unknown> & { action?: string };
+};
+
+/** One per-document check. */
+export type DocumentRule = (policy: PolicyObject, kind: PolicyKind) => Finding[];
+
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** Preset names rtctl knows. */
+export const KNOWN_PRESETS = ['filelessExec', 'anonMapExec', 'protectEnv', 'protectProc', 'exec'] as const;
+
+function f(code: string, severity: Finding['severity'], pointer: string, message: string): Finding {
+  return { code, severity, pointer, message };
+}
+
+type RuleLike = Record<string, unknown> & { action?: string };
+type SectionLike = Record<string, unknown> & { action?: string };
+
+function sectionOf(policy: PolicyObject, name: string): SectionLike | undefined {
+  const s = policy.spec[name];
+  return s !== null && typeof s === 'object' ? (s as SectionLike) : undefined;
+}
+
+function listOf(section: SectionLike | undefined, list: string): RuleLike[] {
+  const l = section?.[list];
+  return Array.isArray(l) ? (l as RuleLike[]) : [];
+}
+
+const checkNames: DocumentRule = (p) => {
+  const out: Finding[] = [];
+  const name = p.metadata.name;
+  if (name.length > 253 || !DNS1123_SUBDOMAIN.test(name)) {
+    out.push(
+      f(
+        'RT3008',
+        'error',
+        '/metadata/name',
+        `metadata.name: ${JSON.stringify(name)} is not a DNS-1123 name (lower case letters, digits, "-" and ".", starting and ending with a letter or digit, at most 253 characters)`,
+      ),
+    );
+  }
+  const ns = p.metadata.namespace;
+  if (ns !== undefined && (ns.length > 63 || !DNS1123_LABEL.test(ns))) {
+    out.push(
+      f(
+        'RT3008',
+        'error',
+        '/metadata/namespace',
+        `metadata.namespace: ${JSON.stringify(ns)} is not a DNS-1123 label (lower case letters, digits and "-", at most 63 characters)`,
+      ),
+    );
+  }
+  return out;
+};
+
+/** Every list of rules in a spec, with its pointer, its section and the section name. */
+function* allRuleLists(
+  p: PolicyObject,
+): Generator<{ pointer: string; section: SectionLike; rules: RuleLike[] }> {
+  for (const ls of RULE_LISTS) {
+    const section = sectionOf(p, ls.section);
+    if (section !== undefined)
+      yield { pointer: `/spec/${ls.section}/${ls.list}`, section, rules: listOf(section, ls.list) };
+  }
+  const sys = sectionOf(p, 'syscalls');
+  if (sys !== undefined) {
+    for (const list of ['matchSyscalls', 'matchPaths'])
+      yield { pointer: `/spec/syscalls/${list}`, section: sys, rules: listOf(sys, list) };
+  }
+  const net = sectionOf(p, 'network');
+  if (net !== undefined)
+    yield { pointer: '/spec/network/matchDNSQueries', section: net, rules: listOf(net, 'matchDNSQueries') };
+  const dev = sectionOf(p, 'device');
+  if (dev !== undefined)
+    yield { pointer: '/spec/device/matchDevice', section: dev, rules: listOf(dev, 'matchDevice') };
+}
+
+const checkActions: DocumentRule = (p) => {
+  const out: Finding[] = [];
+  for (const { pointer, section, rules } of allRuleLists(p)) {
+    rules.forEach((r, i) => {
+      if (resolveAction(r, section, p.spec) === undefined) {
+        out.push(
+          f(
+            'RT3009',
+            'error',
+            `${pointer}/${i}`,
+            `${pointer.slice(1).replace(/\//g, '.')}[${i}]: the rule has no action; set action (Block, Audit or Allow) on the rule, on its section or on spec`,
+          ),
+        );
+      }
+    });
+  }
+  const presets = p.spec['presets'];
+  if (Array.isArray(presets)) {
+    presets.forEach((pr: RuleLike, i) => {
+      if (resolveAction(pr, p.spec) === undefined) {
+        out.push(
+          f(
+            'RT3009',
+            'error',
+            `/spec/presets/${i}`,
+            `spec.presets[${i}]: the preset has no action; set action on it or on spec`,
+          ),
+        );
+      }
+    });
+  }
+  return out;
+};
+
+const checkPatterns: DocumentRule = (p) => {
+  const out: Finding[] = [];
+  for (const section of ['process', 'file']) {
+    listOf(sectionOf(p, section), 'matchPatterns').forEach((r, i) => {
+      const pat = String(r['pattern']);
+      if (!pat.startsWith('/')) {
+        out.push(
+          f(
+            'RT3001',
+            'error',
+            `/spec/${section}/matchPatterns/${i}/pattern`,
+            `spec.${section}.matchPatterns[${i}].pattern: ${JSON.stringify(pat)} is relative; patterns match absolute paths (start it with / or /**/)`,
+          ),
+        );
+      }
+    });
+  }
+  return out;
+};
+
+const checkSyscallSources: DocumentRule = (p) => {
+  const out: Finding[] = [];
+  const sys = sectionOf(p, 'syscalls');
+  for (const list of ['matchSyscalls', 'matchPaths']) {
+    listOf(sys, list).forEach((r, i) => {
+      const sources = Array.isArray(r['fromSource']) ? (r['fromSource'] as Array<{ dir?: string }>) : [];
+      sources.forEach((s, j) => {
+        if (s.dir === undefined) return;
+        const pointer = `/spec/syscalls/${list}/${i}/fromSource/${j}/dir`;
+        const path = `spec.syscalls.${list}[${i}].fromSource[${j}].dir`;
+        if (!s.dir.startsWith('/')) {
+          out.push(
+            f(
+              'RT3001',
+              'error',
+              pointer,
+              `${path}: ${JSON.stringify(s.dir)} is a relative path; start it with /`,
+            ),
+          );
+        } else if (!s.dir.endsWith('/')) {
+          out.push(
+            f(
+              'RT3015',
+              'warning',
+              pointer,
+              `${path}: ${JSON.stringify(s.dir)} does not end in /; read as the directory ${JSON.stringify(`${s.dir}/`)}`,
+            ),
+          );
+        }
+      });
+    });
+  }
+  return out;
+};
+
+const checkEmpty: DocumentRule = (p) => {
+  let count = 0;
+  for (const { rules } of allRuleLists(p)) count += rules.length;
+  const presets = p.spec['presets'];
+  if (Array.isArray(presets)) count += presets.length;
+  if (typeof p.spec['apparmor'] === 'string' && p.spec['apparmor'] !== '') count++;
+  return count > 0
+    ? []
+    : [
+        f(
+          'RT3011',
+          'warning',
+          '/spec',
+          'spec: the policy has no rules (no process, file, network, capabilities, syscalls or presets entries); it changes nothing',
+        ),
+      ];
+};
+
+const checkPresets: DocumentRule = (p) => {
+  const presets = p.spec['presets'];
+  if (!Array.isArray(presets)) return [];
+  return presets.flatMap((pr: { name?: string }, i) =>
+    (KNOWN_PRESETS as readonly string[]).includes(pr.name ?? '')
+      ? []
+      : [
+          f(
+            'RT3013',
+            'warning',
+            `/spec/presets/${i}/name`,
+            `spec.presets[${i}].name: unknown preset ${JSON.stringify(pr.name)}; known presets: ${KNOWN_PRESETS.join(', ')}`,
+          ),
+        ],
+  );
+};
+
+const checkNotEnforced: DocumentRule = (p) => {
+  const out: Finding[] = [];
+  if (listOf(sectionOf(p, 'network'), 'matchDNSQueries').length > 0) {
+    out.push(
+      f(
+        'RT3016',
+        'warning',
+        '/spec/network/matchDNSQueries',
+        'spec.network.matchDNSQueries: DNS query rules are kept in the manifests but no rtctl data plane enforces them yet',
+      ),
+    );
+  }
+  if (listOf(sectionOf(p, 'device'), 'matchDevice').length > 0) {
+    out.push(
+      f(
+        'RT3016',
+        'warning',
+        '/spec/device/matchDevice',
+        'spec.device.matchDevice: device rules are kept in the manifests but no rtctl data plane enforces them yet',
+      ),
+    );
+  }
+  return out;
+};
+
+/** Every per-document semantic check, in reporting order. */
+export const DOCUMENT_RULES: readonly DocumentRule[] = [
+  checkNames,
+  checkActions,
+  checkPatterns,
+  checkSyscallSources,
+  checkEmpty,
+  checkPresets,
+  checkNotEnforced,
+];

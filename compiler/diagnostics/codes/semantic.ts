@@ -1,0 +1,104 @@
+// Diagnostic codes of the semantic stage (RT3xxx): what the schema cannot say.
+import type { CodeInfo } from '../code-info.js';
+
+export const SEMANTIC_CODES = [
+  {
+    code: 'RT3001',
+    severity: 'error',
+    name: 'relative-path',
+    summary:
+      'A path, directory or pattern is relative; rules match absolute paths only, so it would never match.',
+  },
+  {
+    code: 'RT3002',
+    severity: 'error',
+    name: 'directory-without-slash',
+    summary: 'A directory does not end in /; write dir: /etc/ (or use matchPaths for a single file).',
+  },
+  {
+    code: 'RT3003',
+    severity: 'warning',
+    name: 'duplicate-rule',
+    summary: 'The same rule is written twice for the same workloads; the second adds nothing.',
+  },
+  {
+    code: 'RT3004',
+    severity: 'error',
+    name: 'conflicting-actions',
+    summary:
+      'The same matcher has different actions in policies that select overlapping workloads; both places are reported (Block > Audit > Allow decides, but say what you mean).',
+  },
+  {
+    code: 'RT3005',
+    severity: 'warning',
+    name: 'allow-under-audit-posture',
+    summary:
+      'An Allow policy applies in a namespace whose posture is audit: operations outside the allow list are only alerted, not blocked.',
+  },
+  {
+    code: 'RT3006',
+    severity: 'warning',
+    name: 'unreachable-from-source',
+    summary:
+      'A fromSource executable is itself blocked from running for the same workloads, so the rule can never match.',
+  },
+  {
+    code: 'RT3007',
+    severity: 'error',
+    name: 'host-policy-with-selector',
+    summary: 'A RuntimeHostPolicy uses spec.selector; host policies select nodes with spec.nodeSelector.',
+  },
+  {
+    code: 'RT3008',
+    severity: 'error',
+    name: 'invalid-name',
+    summary:
+      'metadata.name (or namespace) is not a DNS-1123 name (lower case letters, digits, - and ., at most 253 characters).',
+  },
+  {
+    code: 'RT3009',
+    severity: 'error',
+    name: 'missing-action',
+    summary: 'A rule resolves to no action: set action on the rule, its section or spec.',
+  },
+  {
+    code: 'RT3010',
+    severity: 'error',
+    name: 'path-ends-with-slash',
+    summary: 'A path ends in /; use matchDirectories with dir for directories.',
+  },
+  {
+    code: 'RT3011',
+    severity: 'warning',
+    name: 'empty-policy',
+    summary: 'The policy has no rules; it selects workloads but changes nothing.',
+  },
+  {
+    code: 'RT3012',
+    severity: 'error',
+    name: 'duplicate-policy',
+    summary:
+      'Two documents define the same policy (kind, namespace and name); the later one would replace the earlier.',
+  },
+  {
+    code: 'RT3013',
+    severity: 'warning',
+    name: 'unknown-preset',
+    summary:
+      'A preset name is not one rtctl knows (filelessExec, anonMapExec, protectEnv, protectProc, exec).',
+  },
+  {
+    code: 'RT3015',
+    severity: 'warning',
+    name: 'syscall-source-dir-without-slash',
+    summary:
+      'A syscalls fromSource dir does not end in /; accepted as the reference does, and read as that directory.',
+  },
+  {
+    code: 'RT3016',
+    severity: 'warning',
+    name: 'not-enforced',
+    summary:
+      'A rule kind is accepted by the schema but no rtctl data plane enforces it yet (matchDNSQueries, device rules); it is kept in the manifests only.',
+  },
+] as const satisfies readonly CodeInfo[];

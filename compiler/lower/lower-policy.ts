@@ -1,0 +1,231 @@
+// Lowers one validated policy document into the IR: every rule gets its resolved action, severity, tags and
+// message (rule, then section, then spec), matchers and sources are normalized, and each rule records where it
+// is written. Pure: positions come from the `locate` function the caller passes.
+import type {
+  Action,
+  LabelExpression,
+  Matcher,
+  Operation,
+  PolicyIR,
+  Rule,
+  SourceLocation,
+  SourceMatcher,
+  SyscallRule,
+  Target,
+} from '../ir/rule-set.js';
+import type { PolicyDocument } from '../model/policy-document.js';
+
+/** Resolves a JSON pointer of the document to its 1-based line and column. */
+export type LocateFn = (pointer: string) => { line: number; column: number };
+
+/** Default severity of a rule that states none at any level. */
+export const DEFAULT_SEVERITY = 1;
+/** Namespace assumed for a RuntimePolicy written without one (what kubectl would use in a default context). */
+export const DEFAULT_NAMESPACE = 'default';
+
+/** The fields any level may carry and rules inherit. */
+interface Inherited {
+  action?: string;
+  severity?: number;
+  tags?: readonly string[];
+  message?: string;
+}
+
+interface RawSource {
+  path?: string;
+  dir?: string;
+  recursive?: boolean;
+}
+
+interface RawRule extends Inherited {
+  path?: string;
+  execname?: string;
+  dir?: string;
+  recursive?: boolean;
+  pattern?: string;
+  protocol?: string;
+  capability?: string;
+  readOnly?: boolean;
+  ownerOnly?: boolean;
+  pts?: boolean;
+  allowedArgs?: readonly string[];
+  fromSource?: readonly RawSource[];
+}
+
+interface RawSection extends Inherited {
+  matchPaths?: readonly RawRule[];
+  matchDirectories?: readonly RawRule[];
+  matchPatterns?: readonly RawRule[];
+  matchProtocols?: readonly RawRule[];
+  matchCapabilities?: readonly RawRule[];
+}
+
+interface RawSyscallRule extends Inherited {
+  syscall?: readonly string[];
+  path?: string;
+  recursive?: boolean;
+  fromSource?: readonly RawSource[];
+}
+
+interface RawSyscalls extends Inherited {
+  matchSyscalls?: readonly RawSyscallRule[];
+  matchPaths?: readonly RawSyscallRule[];
+}
+
+/** A rule-bearing list of a section, with the operation it lowers to and how to read its matcher. */
+interface ListSpec {
+  section: 'process' | 'file' | 'network' | 'capabilities';
+  list: keyof RawSection;
+  operation: Operation;
+  matcher: (r: RawRule) => Matcher | undefined;
+}
+
+/** Every list that lowers to rules, in the order rules are emitted. */
+export const RULE_LISTS: readonly ListSpec[] = [
+  { section: 'process', list: 'matchPaths', operation: 'Process', matcher: pathOrExecname },
+  { section: 'process', list: 'matchDirectories', operation: 'Process', matcher: directory },
+  { section: 'process', list: 'matchPatterns', operation: 'Process', matcher: pattern },
+  { section: 'file', list: 'matchPaths', operation: 'File', matcher: pathOrExecname },
+  { section: 'file', list: 'matchDirectories', operation: 'File', matcher: directory },
+  { section: 'file', list: 'matchPatterns', operation: 'File', matcher: pattern },
+  {
+    section: 'network',
+    list: 'matchProtocols',
+    operation: 'Network',
+    matcher: (r) => (r.protocol === undefined ? undefined : { kind: 'protocol', protocol: r.protocol.toLowerCase() }),
+  },
+  {
+    section: 'capabilities',
+    list: 'matchCapabilities',
+    operation: 'Capabilities',
+    matcher: (r) =>
+      r.capability === undefined
+        ? undefined
+        : { kind: 'capability', capability: r.capability.toLowerCase().replace(/^cap_/, '') },
+  },
+];
+
+function pathOrExecname(r: RawRule): Matcher | undefined {
+  if (r.path !== undefined) return { kind: 'path', path: r.path };
+  if (r.execname !== undefined) return { kind: 'execname', name: r.execname };
+  return undefined;
+}
+function directory(r: RawRule): Matcher | undefined {
+  return r.dir === undefined ? undefined : { kind: 'directory', dir: r.dir, recursive: r.recursive === true };
+}
+function pattern(r: RawRule): Matcher | undefined {
+  return r.pattern === undefined ? undefined : { kind: 'pattern', pattern: r.pattern };
+}
+
+/** Normalizes a fromSource entry; a directory gets its trailing `/`. */
+export function lowerSource(s: RawSource): SourceMatcher | undefined {
+  if (s.path !== undefined) return { kind: 'path', path: s.path };
+  if (s.dir !== undefined) {
+    return { kind: 'directory', dir: s.dir.endsWith('/') ? s.dir : `${s.dir}/`, recursive: s.recursive === true };
+  }
+  return undefined;
+}
+
+function lowerSources(list: readonly RawSource[] | undefined): SourceMatcher[] {
+  return (list ?? []).map(lowerSource).filter((s): s is SourceMatcher => s !== undefined);
+}
+
+/** The action a rule resolves to through its section and spec, or undefined when none says one. */
+export function resolveAction(...levels: Array<Inherited | undefined>): Action | undefined {
+  for (const l of levels) if (l?.action !== undefined) return l.action as Action;
+  return undefined;
+}
+
+function resolveInherited(levels: Array<Inherited | undefined>) {
+  let severity: number | undefined;
+  let tags: readonly string[] | undefined;
+  let message: string | undefined;
+  for (const l of levels) {
+    severity ??= l?.severity;
+    tags ??= l?.tags;
+    message ??= l?.message;
+  }
+  return { severity: severity ?? DEFAULT_SEVERITY, tags: [...(tags ?? [])], message: message ?? '' };
+}
+
+function labelExpressions(raw: unknown): LabelExpression[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.map((e: { operator?: string; values?: string[] }) => ({
+    operator: e.operator === 'NotIn' ? 'NotIn' : 'In',
+    values: [...(e.values ?? [])],
+  }));
+}
+
+function targetOf(doc: PolicyDocument): Target {
+  if (doc.kind === 'RuntimeHostPolicy') {
+    return { kind: 'host', nodeLabels: { ...(doc.object.spec.nodeSelector.matchLabels ?? {}) } };
+  }
+  const sel = doc.object.spec.selector;
+  return {
+    kind: 'pods',
+    namespace: doc.object.metadata.namespace ?? DEFAULT_NAMESPACE,
+    matchLabels: { ...(sel.matchLabels ?? {}) },
+    matchExpressions: labelExpressions(sel.matchExpressions),
+  };
+}
+
+/** Lowers one policy document. Rules that resolve to no action are left out (lint reports them as RT3009). */
+export function lowerPolicy(doc: PolicyDocument, locate: LocateFn): PolicyIR {
+  const spec = doc.object.spec as unknown as Inherited & Record<string, unknown>;
+  const at = (pointer: string): SourceLocation => ({ file: doc.file, ...locate(pointer), pointer });
+  const rules: Rule[] = [];
+  for (const ls of RULE_LISTS) {
+    const section = spec[ls.section] as RawSection | undefined;
+    const list = section?.[ls.list] as readonly RawRule[] | undefined;
+    list?.forEach((r, i) => {
+      const matcher = ls.matcher(r);
+      const action = resolveAction(r, section, spec);
+      if (matcher === undefined || action === undefined) return;
+      rules.push({
+        operation: ls.operation,
+        matcher,
+        fromSource: lowerSources(r.fromSource),
+        readOnly: r.readOnly === true,
+        ownerOnly: r.ownerOnly === true,
+        action,
+        ...resolveInherited([r, section, spec]),
+        allowedArgs: [...(r.allowedArgs ?? [])],
+        pts: r.pts === true,
+        location: at(`/spec/${ls.section}/${ls.list}/${i}`),
+      });
+    });
+  }
+  const syscalls = spec['syscalls'] as RawSyscalls | undefined;
+  const syscallRules: SyscallRule[] = [];
+  for (const list of ['matchSyscalls', 'matchPaths'] as const) {
+    syscalls?.[list]?.forEach((r, i) => {
+      const action = resolveAction(r, syscalls, spec);
+      if (action === undefined) return;
+      const rule: SyscallRule = {
+        syscalls: [...(r.syscall ?? [])],
+        recursive: r.recursive === true,
+        fromSource: lowerSources(r.fromSource),
+        action,
+        ...resolveInherited([r, syscalls, spec]),
+        location: at(`/spec/syscalls/${list}/${i}`),
+      };
+      if (r.path !== undefined) rule.path = r.path;
+      syscallRules.push(rule);
+    });
+  }
+  const presets = ((spec['presets'] as Array<{ name: string; action?: string }> | undefined) ?? []).flatMap((p) => {
+    const action = resolveAction(p, spec);
+    return action === undefined ? [] : [{ name: p.name, action }];
+  });
+  return {
+    kind: doc.kind,
+    name: doc.object.metadata.name,
+    namespace: doc.kind === 'RuntimePolicy' ? (doc.object.metadata.namespace ?? DEFAULT_NAMESPACE) : '',
+    target: targetOf(doc),
+    rules,
+    syscallRules,
+    presets,
+    apparmor: typeof spec['apparmor'] === 'string' ? spec['apparmor'] : '',
+    location: at(''),
+  };
+}

@@ -1,0 +1,26 @@
+// Lowers validated policy documents into a RuleSet, in a deterministic order (kind, namespace, name).
+import type { PolicyIR, RuleSet } from '../ir/rule-set.js';
+import type { PolicyDocument } from '../model/policy-document.js';
+import { lowerPolicy } from './lower-policy.js';
+import type { LocateFn } from './lower-policy.js';
+
+/** Orders lowered policies: host policies after pod policies, then by namespace and name. */
+export function comparePolicies(a: PolicyIR, b: PolicyIR): number {
+  const ka = `${a.kind}\u0000${a.namespace}\u0000${a.name}`;
+  const kb = `${b.kind}\u0000${b.namespace}\u0000${b.name}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+/**
+ * Lowers documents into a RuleSet. `locate` resolves positions; without it, rules carry the document's line
+ * (for documents built in memory, such as admission objects).
+ */
+export function lowerDocuments(
+  documents: readonly PolicyDocument[],
+  locate?: (doc: PolicyDocument) => LocateFn,
+): RuleSet {
+  const policies = documents.map((d) =>
+    lowerPolicy(d, locate?.(d) ?? (() => ({ line: d.line, column: 1 }))),
+  );
+  return { policies: policies.sort(comparePolicies) };
+}

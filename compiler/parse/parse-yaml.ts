@@ -1,0 +1,275 @@
+// Multi-document YAML parsing with two paths. The fast path (js-yaml's event parser) reads clean files at
+// close to raw parsing speed and keeps only the event stream, from which positions are recovered on demand.
+// Any file the fast path refuses (syntax, duplicate keys, tabs, aliases) is parsed again by the `yaml` package,
+// which reports every problem of every document with its position and still yields the sound documents.
+import * as jsyaml from 'js-yaml';
+import type { Event as YamlEvent, ScalarEvent } from 'js-yaml';
+import { isMap, isScalar, isSeq, parseAllDocuments, visit } from 'yaml';
+import type { Node as YamlNode } from 'yaml';
+import type { Finding } from '../diagnostics/finding.js';
+
+/** Bound on collection nesting. Policies nest about eight levels; far deeper input is hostile or broken. */
+export const MAX_NESTING_DEPTH = 64;
+/** Bound on alias expansions per document (the `yaml` package's guard against billion-laughs input). */
+export const MAX_ALIAS_COUNT = 100;
+
+/** One YAML document of a file; `value` is null for an empty document. */
+export interface YamlDocument {
+  index: number;
+  value: unknown;
+  /** Offset of the document's root node. */
+  offset: number;
+}
+
+/** A parse finding, with the document and character range it concerns. */
+export interface PlacedFinding {
+  finding: Finding;
+  /** Document index, or -1 for the file as a whole. */
+  document: number;
+  offset: number;
+  endOffset?: number;
+}
+
+/** A character range; `keyOffset` is set when the pointer ends at a mapping key (the field's own line). */
+export interface Range {
+  offset: number;
+  endOffset: number;
+}
+
+/** Parse result of one file. `locate` maps (document, JSON pointer) to a range, or the nearest existing ancestor. */
+export interface YamlFile {
+  documents: YamlDocument[];
+  findings: PlacedFinding[];
+  locate(document: number, pointer: string): Range | undefined;
+}
+
+const E = jsyaml.EVENT_ID;
+
+/** Parses all documents of a text. Never throws. */
+export function parseYaml(text: string): YamlFile {
+  let events: YamlEvent[];
+  let values: unknown[];
+  try {
+    events = jsyaml.parseEvents(text, { maxDepth: MAX_NESTING_DEPTH });
+    values = jsyaml.constructFromEvents(events, { source: text, maxAliases: 0 });
+  } catch (err) {
+    if (err instanceof jsyaml.YAMLException && /maxDepth/.test(err.reason)) {
+      const offset = err.mark?.position ?? 0;
+      return {
+        documents: [],
+        findings: [placed('RT1007', `collections are nested deeper than ${MAX_NESTING_DEPTH} levels`, -1, offset)],
+        locate: () => undefined,
+      };
+    }
+    return parseSlow(text);
+  }
+  return fastResult(text, events, values);
+}
+
+function placed(code: string, message: string, document: number, offset: number, endOffset?: number): PlacedFinding {
+  const severity = code === 'RT1004' ? 'warning' : 'error';
+  const p: PlacedFinding = { finding: { code, severity, message, pointer: '' }, document, offset };
+  if (endOffset !== undefined) p.endOffset = endOffset;
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------- fast path
+
+function fastResult(text: string, events: YamlEvent[], values: unknown[]): YamlFile {
+  const docStarts: number[] = [];
+  for (let i = 0; i < events.length; i++) if (events[i]?.type === E.DOCUMENT) docStarts.push(i);
+  const documents = values.map((value, index) => ({
+    index,
+    value,
+    offset: nodeStart(events[(docStarts[index] ?? -1) + 1]) ?? 0,
+  }));
+  return {
+    documents,
+    findings: [],
+    locate(document, pointer) {
+      const start = docStarts[document];
+      return start === undefined ? undefined : locateInEvents(text, events, start + 1, pointer);
+    },
+  };
+}
+
+function nodeStart(e: YamlEvent | undefined): number | undefined {
+  if (e === undefined) return undefined;
+  if (e.type === E.SCALAR) return e.valueStart;
+  if (e.type === E.MAPPING || e.type === E.SEQUENCE) return e.start;
+  if (e.type === E.ALIAS) return e.anchorStart;
+  return undefined;
+}
+
+/** Index of the event after the node that starts at `i`. */
+function skipNode(events: readonly YamlEvent[], i: number): number {
+  const t = events[i]?.type;
+  if (t !== E.MAPPING && t !== E.SEQUENCE) return i + 1;
+  let depth = 0;
+  do {
+    const u = events[i]?.type;
+    if (u === E.MAPPING || u === E.SEQUENCE) depth++;
+    else if (u === E.POP) depth--;
+    i++;
+  } while (depth > 0 && i < events.length);
+  return i;
+}
+
+function locateInEvents(text: string, events: readonly YamlEvent[], root: number, pointer: string): Range | undefined {
+  let i = root;
+  let keyOffset: number | undefined;
+  for (const seg of splitPointer(pointer)) {
+    const e = events[i];
+    let next = -1;
+    if (e?.type === E.MAPPING) {
+      for (let j = i + 1; j < events.length && events[j]?.type !== E.POP; ) {
+        const key = events[j];
+        const valueIndex = skipNode(events, j);
+        if (key?.type === E.SCALAR && jsyaml.getScalarValue(text, key) === seg) {
+          keyOffset = key.valueStart;
+          next = valueIndex;
+          break;
+        }
+        j = skipNode(events, valueIndex);
+      }
+    } else if (e?.type === E.SEQUENCE && /^\d+$/.test(seg)) {
+      let j = i + 1;
+      for (let k = Number(seg); k > 0 && events[j]?.type !== E.POP; k--) j = skipNode(events, j);
+      if (events[j]?.type !== E.POP) {
+        next = j;
+        keyOffset = undefined;
+      }
+    }
+    if (next < 0) break;
+    i = next;
+  }
+  const node = events[i];
+  const start = nodeStart(node);
+  if (start === undefined) return undefined;
+  const end = node?.type === E.SCALAR ? (node).valueEnd : start;
+  return { offset: keyOffset ?? start, endOffset: Math.max(end, keyOffset ?? start) };
+}
+
+/** Splits an RFC 6901 pointer into unescaped segments. */
+export function splitPointer(pointer: string): string[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+// ---------------------------------------------------------------------------------------------- slow path
+
+function codeOfYamlError(code: string): string {
+  if (code === 'DUPLICATE_KEY') return 'RT1002';
+  if (code === 'TAB_AS_INDENT') return 'RT1003';
+  return 'RT1001';
+}
+
+function parseSlow(text: string): YamlFile {
+  let docs: ReturnType<typeof parseAllDocuments>;
+  try {
+    docs = parseAllDocuments(text, { uniqueKeys: true, prettyErrors: false });
+  } catch (err) {
+    const message =
+      err instanceof RangeError
+        ? `collections are nested deeper than ${MAX_NESTING_DEPTH} levels`
+        : 'the YAML parser could not read this file';
+    return {
+      documents: [],
+      findings: [placed(err instanceof RangeError ? 'RT1007' : 'RT1001', message, -1, 0)],
+      locate: () => undefined,
+    };
+  }
+  const documents: YamlDocument[] = [];
+  const findings: PlacedFinding[] = [];
+  docs.forEach((doc, index) => {
+    const offset = doc.contents?.range?.[0] ?? doc.range?.[0] ?? 0;
+    if (doc.errors.length > 0) {
+      for (const e of doc.errors) {
+        findings.push(placed(codeOfYamlError(e.code), firstLine(e.message), index, e.pos[0], e.pos[1]));
+      }
+      return;
+    }
+    visit(doc, {
+      Alias(_key, node) {
+        const [s, e] = node.range ?? [offset, offset];
+        findings.push(placed('RT1004', `alias *${node.source} is expanded here`, index, s, e));
+      },
+    });
+    try {
+      const value: unknown = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+      if (depthExceeds(value, MAX_NESTING_DEPTH)) {
+        findings.push(placed('RT1007', `collections are nested deeper than ${MAX_NESTING_DEPTH} levels`, index, offset));
+        return;
+      }
+      documents.push({ index, value, offset });
+    } catch (err) {
+      const isBomb = err instanceof ReferenceError || (err instanceof Error && /alias/i.test(err.message));
+      findings.push(
+        placed(
+          isBomb ? 'RT1005' : 'RT1007',
+          isBomb
+            ? `aliases expand more than ${MAX_ALIAS_COUNT} times; the document is not read`
+            : `collections are nested deeper than ${MAX_NESTING_DEPTH} levels`,
+          index,
+          offset,
+        ),
+      );
+    }
+  });
+  return {
+    documents,
+    findings,
+    locate(document, pointer) {
+      const doc = docs[document];
+      if (doc === undefined) return undefined;
+      return locateInNodes(doc.contents, pointer);
+    },
+  };
+}
+
+function firstLine(message: string): string {
+  const line = message.split('\n')[0] ?? message;
+  return line.replace(/ at line \d+, column \d+:?$/, '');
+}
+
+function locateInNodes(root: YamlNode | null, pointer: string): Range | undefined {
+  let node: YamlNode | null = root;
+  let keyOffset: number | undefined;
+  for (const seg of splitPointer(pointer)) {
+    let next: YamlNode | null | undefined;
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === seg);
+      if (pair !== undefined) {
+        keyOffset = isScalar(pair.key) ? pair.key.range?.[0] : undefined;
+        next = pair.value as YamlNode | null;
+      }
+    } else if (isSeq(node) && /^\d+$/.test(seg)) {
+      next = node.items[Number(seg)] as YamlNode | undefined;
+      keyOffset = undefined;
+    }
+    if (next === undefined || next === null) break;
+    node = next;
+  }
+  const range = node?.range;
+  if (range === undefined || range === null) return undefined;
+  return { offset: keyOffset ?? range[0], endOffset: range[1] };
+}
+
+/** True when `value` nests deeper than `max` (iterative: hostile input must not overflow the stack). */
+function depthExceeds(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (item === undefined) break;
+    const [v, d] = item;
+    if (v === null || typeof v !== 'object' || seen.has(v)) continue;
+    if (d > max) return true;
+    seen.add(v);
+    for (const child of Object.values(v)) stack.push([child, d + 1]);
+  }
+  return false;
+}

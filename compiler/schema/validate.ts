@@ -1,0 +1,269 @@
+// Schema validation with ajv. Two compiled validators per kind: a fast one that stops at the first error
+// (the common, clean case), and an exhaustive one run only on documents that failed, whose errors are
+// translated into findings with stable codes and messages that name the field, the value and the expectation.
+import { Ajv } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { Finding } from '../diagnostics/finding.js';
+import { pointerToPath } from '../diagnostics/diagnostic.js';
+import { PolicyKind } from '../ir/rule-set.js';
+import { RUNTIME_HOST_POLICY_SCHEMA, RUNTIME_POLICY_SCHEMA } from './policy-schema.js';
+
+interface Validators {
+  fast: ValidateFunction;
+  full: ValidateFunction;
+}
+
+function createValidators(schema: object): Validators {
+  const options = { strict: true, strictRequired: false, formats: { int32: true } } as const;
+  return {
+    fast: new Ajv({ ...options, allErrors: false }).compile(schema),
+    full: new Ajv({ ...options, allErrors: true, verbose: true }).compile(schema),
+  };
+}
+
+let cache: Record<PolicyKind, Validators> | undefined;
+function validators(kind: PolicyKind): Validators {
+  cache ??= {
+    RuntimePolicy: createValidators(RUNTIME_POLICY_SCHEMA),
+    RuntimeHostPolicy: createValidators(RUNTIME_HOST_POLICY_SCHEMA),
+  };
+  return cache[kind];
+}
+
+/** Validates a policy object of the given kind against its schema; returns [] when valid. */
+export function validatePolicySchema(kind: PolicyKind, object: unknown): Finding[] {
+  const v = validators(kind);
+  if (v.fast(object)) return [];
+  v.full(object);
+  const findings = (v.full.errors ?? []).flatMap((e) => translateError(kind, e));
+  return dedupe(findings);
+}
+
+function dedupe(findings: Finding[]): Finding[] {
+  const seen = new Set<string>();
+  return findings.filter((f) => {
+    const key = `${f.code}\u0000${f.pointer}\u0000${f.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  const s = JSON.stringify(value);
+  return `${typeof value} ${s.length > 60 ? `${s.slice(0, 57)}...` : s}`;
+}
+
+function finding(code: string, pointer: string, message: string): Finding {
+  return { code, severity: 'error', pointer, message: `${pointerToPath(pointer)}: ${message}` };
+}
+
+const PATH_FIELDS = new Set(['path']);
+const DIR_FIELDS = new Set(['dir']);
+
+/** Levenshtein distance, for "did you mean" hints on unknown fields. */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0] ?? 0;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j] ?? 0;
+      row[j] = Math.min((row[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length] ?? 0;
+}
+
+function suggest(name: string, candidates: readonly string[]): string {
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const c of candidates) {
+    const d = distance(name.toLowerCase(), c.toLowerCase());
+    if (d < bestD) {
+      bestD = d;
+      best = c;
+    }
+  }
+  return best !== undefined && bestD <= Math.max(2, Math.floor(name.length / 3))
+    ? ` (did you mean "${best}"?)`
+    : '';
+}
+
+function propertiesOf(schema: unknown): string[] {
+  if (schema !== null && typeof schema === 'object' && 'properties' in schema) {
+    const props = (schema).properties;
+    if (props !== null && typeof props === 'object') return Object.keys(props);
+  }
+  return [];
+}
+
+function lastSegment(pointer: string): string {
+  const i = pointer.lastIndexOf('/');
+  return pointer
+    .slice(i + 1)
+    .replace(/~1/g, '/')
+    .replace(/~0/g, '~');
+}
+
+function translateError(kind: PolicyKind, e: ErrorObject): Finding[] {
+  // Errors inside a oneOf branch are explained by the oneOf error itself.
+  if (e.schemaPath.includes('/oneOf/')) return [];
+  const at = e.instancePath;
+  const field = lastSegment(at);
+  switch (e.keyword) {
+    case 'additionalProperties': {
+      const name = String((e.params as { additionalProperty: string }).additionalProperty);
+      const pointer = `${at}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (kind === PolicyKind.RuntimeHostPolicy && at === '/spec' && name === 'selector') {
+        return [
+          {
+            code: 'RT3007',
+            severity: 'error',
+            pointer,
+            message:
+              'spec.selector: a RuntimeHostPolicy selects nodes; write spec.nodeSelector.matchLabels instead',
+          },
+        ];
+      }
+      const allowed = propertiesOf(e.parentSchema);
+      return [
+        finding(
+          'RT2003',
+          pointer,
+          `unknown field "${name}"${suggest(name, allowed)}; expected one of: ${allowed.join(', ')}`,
+        ),
+      ];
+    }
+    case 'required': {
+      const missing = String((e.params as { missingProperty: string }).missingProperty);
+      if (at === '/spec' && missing === 'selector') {
+        return [
+          finding(
+            'RT2008',
+            at,
+            'selector is required: a RuntimePolicy must say which pods it applies to; write `selector: {matchLabels: {}}` to select every pod of the namespace, or list the labels to select',
+          ),
+        ];
+      }
+      if (at === '/spec' && missing === 'nodeSelector') {
+        return [
+          finding(
+            'RT2009',
+            at,
+            'nodeSelector is required: a RuntimeHostPolicy must say which nodes it applies to (`nodeSelector: {matchLabels: {kubernetes.io/hostname: "*"}}` selects every node)',
+          ),
+        ];
+      }
+      return [finding('RT2002', at, `missing required field "${missing}"`)];
+    }
+    case 'type': {
+      const expected = String((e.params as { type: string }).type);
+      return [
+        finding(
+          'RT2001',
+          at,
+          `expected ${expected === 'object' ? 'a mapping' : expected === 'array' ? 'a list' : expected}, found ${describe(e.data)}`,
+        ),
+      ];
+    }
+    case 'enum': {
+      const allowed = (e.params as { allowedValues: unknown[] }).allowedValues;
+      const list =
+        allowed.length > 12
+          ? 'a Linux system call name'
+          : `one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`;
+      return [finding('RT2004', at, `${describe(e.data)} is not allowed; expected ${list}`)];
+    }
+    case 'pattern':
+      return [translatePattern(at, field, e.data)];
+    case 'minimum':
+    case 'maximum': {
+      const limit = (e.params as { limit: number }).limit;
+      return [
+        finding(
+          'RT2006',
+          at,
+          `${describe(e.data)} is ${e.keyword === 'minimum' ? 'below the minimum' : 'above the maximum'} ${limit}${field === 'severity' ? ' (severity is 1 to 10)' : ''}`,
+        ),
+      ];
+    }
+    case 'maxLength':
+    case 'minLength':
+    case 'maxItems':
+    case 'minItems': {
+      const limit = (e.params as { limit: number }).limit;
+      const what = e.keyword.endsWith('Length') ? 'characters' : 'items';
+      const bound = e.keyword.startsWith('max') ? 'at most' : 'at least';
+      return [finding('RT2007', at, `expected ${bound} ${limit} ${what}`)];
+    }
+    case 'oneOf': {
+      const names = (e.schema as Array<{ required: string[] }>).map((b) => b.required.join('')).join(' or ');
+      return [finding('RT2013', at, `write exactly one of ${names}`)];
+    }
+    default:
+      return [finding('RT2005', at, `${describe(e.data)} ${e.message ?? 'is not valid'}`)];
+  }
+}
+
+function translatePattern(at: string, field: string, data: unknown): Finding {
+  const value = typeof data === 'string' ? data : '';
+  const shown = JSON.stringify(value);
+  if (PATH_FIELDS.has(field) || DIR_FIELDS.has(field)) {
+    if (!value.startsWith('/')) {
+      return finding(
+        'RT3001',
+        at,
+        `${shown} is a relative path; rules match absolute paths only (start it with /)`,
+      );
+    }
+    if (DIR_FIELDS.has(field)) {
+      return finding(
+        'RT3002',
+        at,
+        `directory ${shown} does not end in /; write ${JSON.stringify(`${value}/`)}`,
+      );
+    }
+    if (at.includes('/syscalls/')) {
+      return finding('RT2005', at, `${shown} is not an absolute file or directory path`);
+    }
+    return finding(
+      'RT3010',
+      at,
+      `path ${shown} ends in /; use matchDirectories with dir: ${shown} for a directory`,
+    );
+  }
+  if (field === 'protocol') {
+    return finding(
+      'RT2011',
+      at,
+      `unknown protocol ${shown}; expected one of tcp, udp, icmp, icmpv6, raw, sctp, stream, dgram, rdm, seqpacket, dccp, packet, all (lower or upper case)`,
+    );
+  }
+  if (field === 'capability') {
+    const hint =
+      /^cap_/i.test(value) || value !== value.toLowerCase()
+        ? ` (write ${JSON.stringify(value.toLowerCase().replace(/^cap_/, ''))})`
+        : '';
+    return finding(
+      'RT2012',
+      at,
+      `unknown capability ${shown}${hint}; expected a capability name such as net_raw or sys_admin`,
+    );
+  }
+  if (field === 'execname') {
+    return finding(
+      'RT2005',
+      at,
+      `execname ${shown} must be a bare binary name without /; use path for a full path`,
+    );
+  }
+  if (/\/matchExpressions\/\d+\/values\/\d+$/.test(at)) {
+    return finding('RT2005', at, `${shown} must be a label written as key=value`);
+  }
+  return finding('RT2005', at, `${shown} does not have the required form`);
+}
