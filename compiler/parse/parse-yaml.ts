@@ -3,7 +3,7 @@
 // Any file the fast path refuses (syntax, duplicate keys, tabs, aliases) is parsed again by the `yaml` package,
 // which reports every problem of every document with its position and still yields the sound documents.
 import * as jsyaml from 'js-yaml';
-import type { Event as YamlEvent, ScalarEvent } from 'js-yaml';
+import type { Event as YamlEvent } from 'js-yaml';
 import { isMap, isScalar, isSeq, parseAllDocuments, visit } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
 import type { Finding } from '../diagnostics/finding.js';
