@@ -1,5 +1,181 @@
-// Subcommands of the imds component (filled in by the imds work).
-import type { Command } from 'commander';
+// Subcommands of the imds component:
+//   rtctl imds serve [--config <file>] [--listen <host:port>] [--manage-listen <host:port>]
+//   rtctl imds modify-instance-metadata-options --endpoint <url> --instance-id <id> [--http-endpoint ...] ...
+import { Command } from 'commander';
+import { pino, type Logger } from 'pino';
+import { systemClock } from './clock.js';
+import { createDefaultConfig, DEFAULT_MANAGE_LISTEN, parseConfig, type ImdsConfig } from './config.js';
+import { formatConfigError, loadConfigFile } from './io/load-config.js';
+import { callModifyInstanceMetadataOptions } from './io/manage-client.js';
+import { formatListenAddress, parseListenAddress } from './listen-address.js';
+import { timerScheduler } from './scheduler.js';
+import { startImds } from './serve.js';
+import { loadSocketTtl } from './socket-ttl.js';
+
+/** Exit code for usage and I/O failures. */
+const EXIT_USAGE = 2;
+
+interface ServeFlags {
+  config?: string;
+  listen?: string;
+  manageListen?: string;
+  logLevel: string;
+}
+
+interface ModifyFlags {
+  endpoint: string;
+  instanceId: string;
+  httpEndpoint?: string;
+  httpTokens?: string;
+  httpPutResponseHopLimit?: string;
+  instanceMetadataTags?: string;
+}
+
+function fail(message: string): void {
+  process.stderr.write(`rtctl: ${message}\n`);
+  process.exitCode = EXIT_USAGE;
+}
+
+async function readConfig(flags: ServeFlags): Promise<ImdsConfig | undefined> {
+  let config: ImdsConfig;
+  if (flags.config === undefined) config = createDefaultConfig();
+  else {
+    const loaded = await loadConfigFile(flags.config);
+    if (!loaded.ok) {
+      for (const e of loaded.errors) process.stderr.write(`${formatConfigError(e)}\n`);
+      process.exitCode = EXIT_USAGE;
+      return undefined;
+    }
+    config = loaded.config;
+  }
+  const overridden = {
+    ...config,
+    ...(flags.listen === undefined ? {} : { listen: flags.listen }),
+    ...(flags.manageListen === undefined ? {} : { manageListen: flags.manageListen }),
+    instances: config.instances.map((inst, i) => {
+      if (i !== 0 || flags.listen === undefined) return inst;
+      const rest = { ...inst };
+      delete rest.listen;
+      return rest;
+    }),
+  };
+  for (const [flag, value] of [
+    ['--listen', flags.listen],
+    ['--manage-listen', flags.manageListen],
+  ] as const) {
+    if (value === undefined) continue;
+    const parsed = parseListenAddress(value);
+    if (!parsed.ok) {
+      fail(`${flag}: ${parsed.error}`);
+      return undefined;
+    }
+  }
+  // Re-validate so flags obey the same rules as the file (e.g. management never on a metadata port).
+  const checked = parseConfig(overridden);
+  if (!checked.ok) {
+    for (const e of checked.errors)
+      fail(`imds config: ${e.code}: ${e.message}${e.pointer === '' ? '' : ` (at ${e.pointer})`}`);
+    return undefined;
+  }
+  return checked.config;
+}
+
+function waitForSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: string) => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+async function runServe(flags: ServeFlags): Promise<void> {
+  const config = await readConfig(flags);
+  if (config === undefined) return;
+  const logger: Logger = pino({ level: flags.logLevel, base: { component: 'imds' } }, pino.destination(2));
+  const ttl = loadSocketTtl({ build: true });
+  if (!ttl.ok)
+    logger.error(
+      { err: ttl.error },
+      'ip-ttl addon unavailable: the hop limit is NOT enforced on token responses',
+    );
+  let running;
+  try {
+    running = await startImds({
+      config,
+      logger,
+      clock: systemClock,
+      scheduler: timerScheduler,
+      socketTtl: ttl.ok ? ttl.ttl : undefined,
+    });
+  } catch (err) {
+    fail(`imds serve: ${err instanceof Error ? err.message : String(err)}`);
+    return;
+  }
+  logger.info(
+    {
+      metadata: [...running.metadata.values()].map(formatListenAddress),
+      manage: formatListenAddress(running.manage),
+    },
+    'imds ready',
+  );
+  const signal = await waitForSignal();
+  logger.info({ signal }, 'imds stopping');
+  await running.close();
+}
+
+async function runModify(flags: ModifyFlags): Promise<void> {
+  const body: Record<string, string | number> = { 'instance-id': flags.instanceId };
+  if (flags.httpEndpoint !== undefined) body['http-endpoint'] = flags.httpEndpoint;
+  if (flags.httpTokens !== undefined) body['http-tokens'] = flags.httpTokens;
+  if (flags.httpPutResponseHopLimit !== undefined) {
+    const raw = flags.httpPutResponseHopLimit;
+    body['http-put-response-hop-limit'] = /^[0-9]{1,3}$/.test(raw) ? Number(raw) : raw;
+  }
+  if (flags.instanceMetadataTags !== undefined) body['instance-metadata-tags'] = flags.instanceMetadataTags;
+  const result = await callModifyInstanceMetadataOptions(flags.endpoint, body);
+  switch (result.kind) {
+    case 'ok':
+      process.stdout.write(`${JSON.stringify(result.response, null, 2)}\n`);
+      return;
+    case 'api-error':
+      for (const e of result.body.Errors.length > 0 ? result.body.Errors : [result.body.Error]) {
+        fail(`${e.Code}: ${e.Message}`);
+      }
+      return;
+    case 'transport-error':
+      fail(`cannot reach the management endpoint: ${result.message}`);
+      return;
+  }
+}
 
 /** Registers the imds subcommands on the root program. */
-export function registerImdsCommands(_program: Command): void {}
+export function registerImdsCommands(program: Command): void {
+  const imds = program
+    .command('imds')
+    .description('The instance metadata service (emulator with a real hop limit)');
+  imds
+    .command('serve')
+    .description('Serve instance metadata (default 169.254.169.254:80) and the management endpoint')
+    .option('--config <file>', 'YAML or JSON configuration (instances, options, credentials)')
+    .option(
+      '--listen <host:port>',
+      'metadata address of the first instance (any loopback address for local use)',
+    )
+    .option('--manage-listen <host:port>', `management endpoint address (default ${DEFAULT_MANAGE_LISTEN})`)
+    .option('--log-level <level>', 'pino log level', 'info')
+    .action((flags: ServeFlags) => runServe(flags));
+  imds
+    .command('modify-instance-metadata-options')
+    .description('Change the metadata options of an instance through the management endpoint')
+    .option('--endpoint <url>', 'management endpoint URL', `http://${DEFAULT_MANAGE_LISTEN}`)
+    .requiredOption('--instance-id <id>', 'the instance to change')
+    .option('--http-endpoint <enabled|disabled>', 'turn the metadata service on or off')
+    .option('--http-tokens <optional|required>', 'required makes the v2 token mandatory')
+    .option('--http-put-response-hop-limit <n>', 'IP TTL of token responses (1 to 64)')
+    .option('--instance-metadata-tags <enabled|disabled>', 'expose tags/instance/ in the metadata')
+    .action((flags: ModifyFlags) => runModify(flags));
+}
