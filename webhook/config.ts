@@ -1,0 +1,41 @@
+// The webhook server's configuration, read once from the command line and passed in.
+
+/** Everything `rtctl webhook serve` needs. */
+export interface WebhookServeConfig {
+  certFile: string;
+  keyFile: string;
+  host: string;
+  port: number;
+  /** Directory of OPA `*.wasm` policies, if any. */
+  policyDir?: string;
+  /** After SIGTERM, how long to keep serving with /readyz failing, so the API server stops sending. */
+  shutdownDelayMs: number;
+  /** After that, how long in-flight requests get before connections are closed. */
+  drainTimeoutMs: number;
+  /** How often the certificate files are checked for changes. */
+  reloadIntervalMs: number;
+}
+
+/** Default listen address: all interfaces, port 8443. */
+export const DEFAULT_LISTEN = '0.0.0.0:8443';
+
+/** Parses `host:port` or `[v6]:port`; returns a reason when it is not one. */
+export function parseListen(text: string): { host: string; port: number } | { error: string } {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):([0-9]{1,5})$/.exec(text);
+  const host = m?.[1] ?? m?.[2];
+  const port = Number(m?.[3]);
+  if (m === null || host === undefined || !Number.isInteger(port) || port > 65535) {
+    return {
+      error: `--listen ${JSON.stringify(text)}: expected <host>:<port>, e.g. 0.0.0.0:8443 or [::1]:8443`,
+    };
+  }
+  return { host, port };
+}
+
+/** Parses a non-negative integer flag. */
+export function parseMillis(name: string, text: string): number | { error: string } {
+  const n = Number(text);
+  return /^[0-9]+$/.test(text) && Number.isSafeInteger(n)
+    ? n
+    : { error: `${name} ${JSON.stringify(text)}: expected milliseconds` };
+}

@@ -1,0 +1,59 @@
+// Decisions: what every admission rule returns. A decision is findings with their JSON paths; combining
+// decisions and rendering one as an AdmissionResponse are pure functions.
+import { Severity, pointerToPath } from '../compiler/diagnostics/diagnostic.js';
+import type { Finding } from '../compiler/diagnostics/finding.js';
+import type { AdmissionResponse } from './admission-review.js';
+
+/** One finding as admission reports it: the code, the dotted JSON path and the message. */
+export interface DecisionItem {
+  code: string;
+  path: string;
+  message: string;
+}
+
+/** The verdict of one rule (or of all of them). */
+export interface Decision {
+  allowed: boolean;
+  errors: DecisionItem[];
+  warnings: DecisionItem[];
+}
+
+/** The decision that admits without remarks. */
+export const ALLOW: Decision = Object.freeze({ allowed: true, errors: [], warnings: [] });
+
+/** Turns findings into a decision: any error denies; warnings and infos become warnings. */
+export function decideFromFindings(findings: readonly Finding[]): Decision {
+  const errors: DecisionItem[] = [];
+  const warnings: DecisionItem[] = [];
+  for (const f of findings) {
+    const item = { code: f.code, path: pointerToPath(f.pointer), message: f.message };
+    if (f.severity === Severity.Error) errors.push(item);
+    else warnings.push(item);
+  }
+  return { allowed: errors.length === 0, errors, warnings };
+}
+
+/** Combines the decisions of several rules: denied when any denies, every error and warning kept in order. */
+export function combineDecisions(decisions: readonly Decision[]): Decision {
+  const errors = decisions.flatMap((d) => d.errors);
+  const warnings = decisions.flatMap((d) => d.warnings);
+  return { allowed: decisions.every((d) => d.allowed) && errors.length === 0, errors, warnings };
+}
+
+/** `RTnnnn <json path>: <message>`, the line format of status messages and warnings. */
+export function formatItem(item: DecisionItem): string {
+  return `${item.code} ${item.path}: ${item.message}`;
+}
+
+/** Renders a decision as the response for request `uid`. */
+export function renderDecision(uid: string, decision: Decision): AdmissionResponse {
+  const response: AdmissionResponse = decision.allowed
+    ? { uid, allowed: true, status: { code: 200, message: 'allowed' } }
+    : {
+        uid,
+        allowed: false,
+        status: { code: 403, reason: 'Forbidden', message: decision.errors.map(formatItem).join('\n') },
+      };
+  if (decision.warnings.length > 0) response.warnings = decision.warnings.map(formatItem);
+  return response;
+}

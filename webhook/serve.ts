@@ -1,0 +1,78 @@
+// Composes the running webhook from its configuration: custom policies, rules, metrics, app and HTTPS
+// server, and the SIGTERM drain. The CLI calls this; tests call it too.
+import type { Logger } from 'pino';
+import { NODE_KINDS } from '../compiler/node-settings/node-kinds.js';
+import { createWebhookApp } from './app.js';
+import type { WebhookServeConfig } from './config.js';
+import { createWebhookMetrics } from './metrics.js';
+import { loadCustomPolicies } from './opa/load-custom-policies.js';
+import { createCheckerRule, type ObjectCheck } from './rules/checker-rule.js';
+import { createCustomPolicyRule } from './rules/opa-rule.js';
+import type { AdmissionRule } from './rules/rule.js';
+import { startWebhookServer, type RunningWebhookServer } from './server.js';
+
+/** The kinds named in metrics. */
+export const KNOWN_KINDS: ReadonlySet<string> = new Set([
+  'RuntimePolicy',
+  'RuntimeHostPolicy',
+  'Namespace',
+  ...NODE_KINDS.map((k) => k.kind),
+]);
+
+/** A running webhook. */
+export interface RunningWebhook {
+  server: RunningWebhookServer;
+  /** Drains and stops: /readyz fails, serving goes on for the shutdown delay, then in-flight requests finish. */
+  shutdown(): Promise<void>;
+}
+
+/** Starts the webhook. `check` is the compiler's checkObject. */
+export async function startWebhook(
+  config: WebhookServeConfig,
+  logger: Logger,
+  check: ObjectCheck,
+): Promise<RunningWebhook> {
+  const policies = config.policyDir === undefined ? [] : await loadCustomPolicies(config.policyDir);
+  if (config.policyDir !== undefined)
+    logger.info({ dir: config.policyDir, policies: policies.map((p) => p.name) }, 'custom policies loaded');
+  const rules: AdmissionRule[] = [
+    createCheckerRule(check),
+    createCustomPolicyRule(policies, (policy, err) => {
+      const e = err instanceof Error ? err : new Error(String(err));
+      logger.error({ policy, err: { message: e.message, stack: e.stack } }, 'custom policy failed');
+    }),
+  ];
+  let ready = false;
+  let draining = false;
+  const app = createWebhookApp({
+    rules,
+    logger,
+    metrics: createWebhookMetrics(true),
+    knownKinds: KNOWN_KINDS,
+    isReady: () => ready,
+    isDraining: () => draining,
+  });
+  const server = await startWebhookServer({
+    certFile: config.certFile,
+    keyFile: config.keyFile,
+    host: config.host,
+    port: config.port,
+    handler: app,
+    logger,
+    reloadIntervalMs: config.reloadIntervalMs,
+  });
+  ready = true;
+  logger.info({ host: server.address.address, port: server.address.port }, 'webhook listening');
+  let stopping: Promise<void> | undefined;
+  const shutdown = (): Promise<void> => {
+    stopping ??= (async () => {
+      draining = true;
+      logger.info({ delayMs: config.shutdownDelayMs }, 'draining');
+      await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
+      await server.close(config.drainTimeoutMs);
+      logger.info('stopped');
+    })();
+    return stopping;
+  };
+  return { server, shutdown };
+}
