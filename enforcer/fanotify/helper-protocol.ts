@@ -1,0 +1,24 @@
+// Encodes the enforcement state for the fanotify helper's STATE command (format in fanotify-helper.c).
+import type { EnforcementState, Posture } from '../data-plane.js';
+
+const KEY_PATTERN = /^[A-Za-z0-9._:-]{1,127}$/;
+
+function letter(p: Posture): string {
+  return p === 'block' ? 'b' : 'a';
+}
+
+/** The full `STATE <n>\n<payload>` command. Throws on a workload key the protocol cannot carry (a bug). */
+export function encodeHelperState(state: EnforcementState): Uint8Array {
+  const lines = [`generation ${state.generation}`];
+  for (const w of state.workloads) {
+    if (!KEY_PATTERN.test(w.anchor.key)) throw new Error(`workload key not encodable: ${w.anchor.key}`);
+    const p = w.postures;
+    // Class order: Process (follows file), File, Network, Capabilities.
+    const postures = letter(p.file) + letter(p.file) + letter(p.network) + letter(p.capabilities);
+    const policies = w.policies.length > 0 ? w.policies.join(',') : '-';
+    lines.push(`workload ${w.anchor.key} ${w.anchor.host ? 1 : 0} ${w.anchor.pid} ${postures} ${policies}`);
+  }
+  const head = Buffer.from(`${lines.join('\n')}\ntable ${state.table.byteLength}\n`, 'utf8');
+  const payload = Buffer.concat([head, Buffer.from(state.table)]);
+  return Buffer.concat([Buffer.from(`STATE ${payload.byteLength}\n`, 'utf8'), payload]);
+}

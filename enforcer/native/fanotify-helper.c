@@ -1,0 +1,979 @@
+/* rtctl-fanotify: the fanotify data plane's native helper (docs/enforcer.md "fanotify data plane").
+ *
+ * A daemon that outlives the TypeScript enforcer. It marks the mounts of each workload (the container's
+ * mount namespace, reached through /proc/<pid>/root; the host's real file systems for the host workload)
+ * for FAN_OPEN_EXEC_PERM and FAN_OPEN_PERM, decides every permission event from the rule table
+ * (docs/rule-table.md) with a decision cache, denies with FAN_DENY (the caller sees EPERM), and reports
+ * each Block, Audit and posture decision as one JSON line.
+ *
+ * Unix socket protocol (text lines; replies are one JSON object per line):
+ *   STATE <n>\n<n bytes>   replace the whole state; payload = state lines then `table <len>\n` + table bytes
+ *   STATUS                 {"t":"status",...counters, generation, workloads}
+ *   EVENTS                 this connection becomes the event stream (one JSON object per line)
+ *   STOP                   exit: all marks go away with the fanotify group
+ * State lines: `generation <n>`, `workload <key> <host 0|1> <pid> <postures: 4 chars a|b> <policies: i,j,..|->`.
+ *
+ * The helper never opens a file on a marked mount from its event loop (it would wait on itself): the table
+ * arrives over the socket, and everything it reads per event is in /proc.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rule-table.h"
+
+#define MAX_WORKLOADS 256
+#define MAX_MOUNTS 64
+#define MAX_CLIENTS 16
+#define RING_SIZE (16u << 20)
+#define CACHE_SIZE 65536u
+#define PENDING_EXEC 4096u
+#define KEY_MAX 128
+
+struct mount_mark {
+  int mnt_id;
+  char path[PATH_MAX + 32];
+};
+
+struct workload {
+  char key[KEY_MAX];
+  int host;
+  int pid;
+  char posture[4]; /* 'a' audit, 'b' block, per class code */
+  uint64_t *set;
+  int allow_mask;
+  uint32_t mask; /* fanotify events marked */
+  int nmounts;
+  struct mount_mark mounts[MAX_MOUNTS];
+};
+
+struct state {
+  uint64_t generation;
+  uint8_t *bytes;
+  struct rule_table table;
+  int nw;
+  struct workload *w;
+};
+
+struct cache_entry {
+  uint64_t h1, h2;
+  uint64_t generation;
+  int32_t rule;
+  uint8_t action, posture, report, used;
+};
+
+struct client {
+  int fd;
+  int events; /* 1: event stream connection */
+  char *in;
+  size_t in_len, in_cap;
+  char *out;
+  size_t out_len;
+};
+
+static int fan_fd = -1, listen_fd = -1;
+static struct state *cur;
+static struct cache_entry *cache;
+static struct { int pid; dev_t dev; ino_t ino; } pending_exec[PENDING_EXEC];
+static struct client clients[MAX_CLIENTS];
+static char *ring;
+static uint64_t ring_head, ring_tail, ring_committed;
+static uint64_t n_decisions, n_cache_hits, n_reported, n_dropped, n_denied, last_dropped_sent;
+static pid_t self_pid;
+static volatile sig_atomic_t stop_requested;
+static const char *socket_path;
+
+static void logf_(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "rtctl-fanotify: ");
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+/* ---------- JSON output ---------- */
+
+struct sbuf {
+  char *p;
+  size_t len, cap;
+};
+
+static void sb_grow(struct sbuf *b, size_t need) {
+  if (b->len + need + 1 <= b->cap) return;
+  size_t cap = b->cap ? b->cap : 1024;
+  while (cap < b->len + need + 1) cap *= 2;
+  char *p = realloc(b->p, cap);
+  if (p == NULL) abort();
+  b->p = p;
+  b->cap = cap;
+}
+
+static void sb_add(struct sbuf *b, const char *s, size_t n) {
+  sb_grow(b, n);
+  memcpy(b->p + b->len, s, n);
+  b->len += n;
+  b->p[b->len] = 0;
+}
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char tmp[512];
+  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (n > 0) sb_add(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+static void sb_json_str(struct sbuf *b, const char *s) {
+  sb_add(b, "\"", 1);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\') {
+      char e[2] = {'\\', (char)*p};
+      sb_add(b, e, 2);
+    } else if (*p < 0x20 || *p == 0x7f) {
+      sb_printf(b, "\\u%04x", *p);
+    } else {
+      sb_add(b, (const char *)p, 1);
+    }
+  }
+  sb_add(b, "\"", 1);
+}
+
+/* ---------- event ring (survives client reconnects) ---------- */
+
+static int ring_push(const char *line, size_t n) {
+  if (ring_head - ring_tail + n > RING_SIZE) {
+    n_dropped++;
+    return -1;
+  }
+  for (size_t i = 0; i < n; i++) ring[(ring_head + i) % RING_SIZE] = line[i];
+  ring_head += n;
+  return 0;
+}
+
+/* ---------- /proc helpers ---------- */
+
+static ssize_t read_small(const char *path, char *buf, size_t len) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  ssize_t n = read(fd, buf, len - 1);
+  close(fd);
+  if (n < 0) return -1;
+  buf[n] = 0;
+  return n;
+}
+
+static void read_link(const char *path, char *out, size_t len) {
+  ssize_t n = readlink(path, out, len - 1);
+  if (n < 0) n = 0;
+  out[n] = 0;
+  /* An unlinked file reads as "/x (deleted)"; keep the path. */
+  size_t l = (size_t)n;
+  const char *suffix = " (deleted)";
+  if (l > strlen(suffix) && strcmp(out + l - strlen(suffix), suffix) == 0) out[l - strlen(suffix)] = 0;
+}
+
+static void proc_exe(int pid, char *out, size_t len) {
+  char p[64];
+  snprintf(p, sizeof p, "/proc/%d/exe", pid);
+  read_link(p, out, len);
+}
+
+struct proc_status {
+  int ppid, nspid, uid, fsuid;
+};
+
+static void proc_status(int pid, struct proc_status *st) {
+  char p[64], buf[4096];
+  st->ppid = 0;
+  st->nspid = pid;
+  st->uid = -1;
+  st->fsuid = -1;
+  snprintf(p, sizeof p, "/proc/%d/status", pid);
+  if (read_small(p, buf, sizeof buf) < 0) return;
+  char *line = buf;
+  while (line && *line) {
+    char *nl = strchr(line, '\n');
+    if (nl) *nl = 0;
+    if (strncmp(line, "PPid:", 5) == 0) st->ppid = atoi(line + 5);
+    if (strncmp(line, "Uid:", 4) == 0) {
+      int r, e, s, f;
+      if (sscanf(line + 4, "%d %d %d %d", &r, &e, &s, &f) == 4) {
+        st->uid = r;
+        st->fsuid = f;
+      }
+    }
+    if (strncmp(line, "NSpid:", 6) == 0) {
+      char *last = NULL, *tok = strtok(line + 6, " \t");
+      while (tok) {
+        last = tok;
+        tok = strtok(NULL, " \t");
+      }
+      if (last) st->nspid = atoi(last);
+    }
+    line = nl ? nl + 1 : NULL;
+  }
+}
+
+static int proc_tty(int pid) {
+  char p[64], buf[1024];
+  snprintf(p, sizeof p, "/proc/%d/stat", pid);
+  if (read_small(p, buf, sizeof buf) < 0) return 0;
+  char *rp = strrchr(buf, ')');
+  if (!rp) return 0;
+  int tty = 0;
+  char state;
+  int ppid, pgrp, session;
+  if (sscanf(rp + 2, "%c %d %d %d %d", &state, &ppid, &pgrp, &session, &tty) != 5) return 0;
+  return tty != 0;
+}
+
+static void proc_cgroup(int pid, char *out, size_t len) {
+  char p[64], buf[4096];
+  out[0] = 0;
+  snprintf(p, sizeof p, "/proc/%d/cgroup", pid);
+  if (read_small(p, buf, sizeof buf) < 0) return;
+  /* Prefer the unified line, else the first hierarchy. */
+  char *line = buf, *first = NULL;
+  while (line && *line) {
+    char *nl = strchr(line, '\n');
+    if (nl) *nl = 0;
+    char *c2 = strchr(line, ':');
+    char *c3 = c2 ? strchr(c2 + 1, ':') : NULL;
+    if (c3) {
+      if (!first) first = c3 + 1;
+      if (strncmp(line, "0::", 3) == 0 && strcmp(c3 + 1, "/") != 0) {
+        snprintf(out, len, "%s", c3 + 1);
+        return;
+      }
+    }
+    line = nl ? nl + 1 : NULL;
+  }
+  if (first) snprintf(out, len, "%s", first);
+}
+
+/* Open flags as O_RDONLY|O_CREAT|... */
+static void flags_text(long flags, char *out, size_t len) {
+  const char *acc = (flags & O_ACCMODE) == O_WRONLY ? "O_WRONLY" : (flags & O_ACCMODE) == O_RDWR ? "O_RDWR" : "O_RDONLY";
+  snprintf(out, len, "%s", acc);
+  static const struct { long bit; const char *name; } names[] = {
+      {O_CREAT, "O_CREAT"}, {O_EXCL, "O_EXCL"}, {O_NOCTTY, "O_NOCTTY"}, {O_TRUNC, "O_TRUNC"},
+      {O_APPEND, "O_APPEND"}, {O_NONBLOCK, "O_NONBLOCK"}, {O_DIRECTORY, "O_DIRECTORY"},
+      {O_NOFOLLOW, "O_NOFOLLOW"}, {O_CLOEXEC, "O_CLOEXEC"}, {O_PATH, "O_PATH"}, {O_LARGEFILE, "O_LARGEFILE"}};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    if (names[i].bit != 0 && (flags & names[i].bit) == names[i].bit) {
+      size_t l = strlen(out);
+      snprintf(out + l, len - l, "|%s", names[i].name);
+    }
+  }
+}
+
+#if defined(__x86_64__)
+enum { NR_OPEN = 2, NR_CREAT = 85, NR_OPENAT = 257, NR_OPENAT2 = 437, NR_EXECVE = 59, NR_EXECVEAT = 322 };
+#elif defined(__aarch64__)
+enum { NR_OPEN = -2, NR_CREAT = -3, NR_OPENAT = 56, NR_OPENAT2 = 437, NR_EXECVE = 221, NR_EXECVEAT = 281 };
+#else
+enum { NR_OPEN = -2, NR_CREAT = -3, NR_OPENAT = -4, NR_OPENAT2 = -5, NR_EXECVE = -6, NR_EXECVEAT = -7 };
+#endif
+
+/* The system call the task is blocked in (it waits for our answer): name, arguments, and whether it writes. */
+static void proc_syscall(int pid, int cls, char *name, size_t nlen, char *args, size_t alen, int *write) {
+  char p[64], buf[512];
+  unsigned long a[6] = {0};
+  long nr = -1;
+  *write = 0;
+  args[0] = 0;
+  snprintf(name, nlen, cls == CLASS_PROCESS ? "SYS_EXECVE" : "SYS_OPENAT");
+  snprintf(p, sizeof p, "/proc/%d/syscall", pid);
+  if (read_small(p, buf, sizeof buf) < 0 ||
+      sscanf(buf, "%ld %lx %lx %lx %lx %lx %lx", &nr, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5]) < 1) {
+    *write = cls == CLASS_FILE; /* unknown: assume the stricter case */
+    return;
+  }
+  char ft[256];
+  if (nr == NR_OPENAT) {
+    flags_text((long)a[2], ft, sizeof ft);
+    snprintf(name, nlen, "SYS_OPENAT");
+    snprintf(args, alen, "fd=%d flags=%s", (int)a[0], ft);
+    *write = (a[2] & O_ACCMODE) != O_RDONLY;
+  } else if (nr == NR_OPEN) {
+    flags_text((long)a[1], ft, sizeof ft);
+    snprintf(name, nlen, "SYS_OPEN");
+    snprintf(args, alen, "flags=%s", ft);
+    *write = (a[1] & O_ACCMODE) != O_RDONLY;
+  } else if (nr == NR_CREAT) {
+    snprintf(name, nlen, "SYS_CREAT");
+    snprintf(args, alen, "flags=O_WRONLY|O_CREAT|O_TRUNC");
+    *write = 1;
+  } else if (nr == NR_OPENAT2) {
+    snprintf(name, nlen, "SYS_OPENAT2");
+    snprintf(args, alen, "fd=%d", (int)a[0]);
+    *write = cls == CLASS_FILE;
+  } else if (nr == NR_EXECVE) {
+    snprintf(name, nlen, "SYS_EXECVE");
+  } else if (nr == NR_EXECVEAT) {
+    snprintf(name, nlen, "SYS_EXECVEAT");
+    snprintf(args, alen, "fd=%d", (int)a[0]);
+  } else {
+    snprintf(name, nlen, "SYS_%ld", nr);
+    *write = cls == CLASS_FILE;
+  }
+}
+
+/* ---------- decision cache ---------- */
+
+static void hash2(uint64_t *h1, uint64_t *h2, const void *data, size_t n) {
+  const uint8_t *p = data;
+  for (size_t i = 0; i < n; i++) {
+    *h1 = (*h1 ^ p[i]) * 0x100000001b3ULL;
+    *h2 = (*h2 ^ p[i]) * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
+  }
+  uint8_t sep = 0xff;
+  *h1 = (*h1 ^ sep) * 0x100000001b3ULL;
+  *h2 = (*h2 ^ sep) * 0x9E3779B97F4A7C15ULL;
+}
+
+/* ---------- marking ---------- */
+
+static const char *PSEUDO_FS[] = {"proc", "sysfs", "devpts", "mqueue", "cgroup", "cgroup2", "devtmpfs", "securityfs",
+                                  "debugfs", "tracefs", "bpf", "pstore", "configfs", "fusectl", "binfmt_misc",
+                                  "autofs", "hugetlbfs", "nsfs", "efivarfs", "rpc_pipefs", NULL};
+static const char *HOST_FS[] = {"ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs", "vfat", "zfs", NULL};
+
+static int in_list(const char **list, const char *s) {
+  for (int i = 0; list[i]; i++)
+    if (strcmp(list[i], s) == 0) return 1;
+  return 0;
+}
+
+static void unescape_mount(char *s) {
+  char *o = s;
+  for (char *p = s; *p; p++) {
+    if (p[0] == '\\' && p[1] >= '0' && p[1] <= '7' && p[2] >= '0' && p[2] <= '7' && p[3] >= '0' && p[3] <= '7') {
+      *o++ = (char)(((p[1] - '0') << 6) | ((p[2] - '0') << 3) | (p[3] - '0'));
+      p += 3;
+    } else {
+      *o++ = *p;
+    }
+  }
+  *o = 0;
+}
+
+static int under(const char *mp, const char *dir) {
+  size_t l = strlen(dir);
+  return strncmp(mp, dir, l) == 0 && (mp[l] == 0 || mp[l] == '/');
+}
+
+/* Marks the workload's mounts with its mask; fills w->mounts. Returns the number marked, -1 on failure. */
+static int mark_workload(struct workload *w) {
+  char p[64];
+  snprintf(p, sizeof p, "/proc/%d/mountinfo", w->host ? 1 : w->pid);
+  FILE *f = fopen(p, "re");
+  if (!f) {
+    logf_("workload %s: cannot read %s: %s", w->key, p, strerror(errno));
+    return -1;
+  }
+  char *line = NULL;
+  size_t cap = 0;
+  w->nmounts = 0;
+  while (getline(&line, &cap, f) > 0 && w->nmounts < MAX_MOUNTS) {
+    int id, parent;
+    char mp[PATH_MAX], root[PATH_MAX];
+    if (sscanf(line, "%d %d %*s %4095s %4095s", &id, &parent, root, mp) != 4) continue;
+    char *dash = strstr(line, " - ");
+    if (!dash) continue;
+    char fstype[64];
+    if (sscanf(dash + 3, "%63s", fstype) != 1) continue;
+    unescape_mount(mp);
+    if (in_list(PSEUDO_FS, fstype)) continue;
+    if (under(mp, "/proc") || under(mp, "/sys") || under(mp, "/dev")) continue;
+    if (w->host && !in_list(HOST_FS, fstype)) continue;
+    struct mount_mark *m = &w->mounts[w->nmounts];
+    if (w->host)
+      snprintf(m->path, sizeof m->path, "%s", mp);
+    else
+      snprintf(m->path, sizeof m->path, "/proc/%d/root%s", w->pid, mp);
+    struct statx sx;
+    if (statx(AT_FDCWD, m->path, AT_NO_AUTOMOUNT, STATX_MNT_ID, &sx) != 0 || !(sx.stx_mask & STATX_MNT_ID)) continue;
+    if (fanotify_mark(fan_fd, FAN_MARK_ADD | FAN_MARK_MOUNT, w->mask, AT_FDCWD, m->path) != 0) {
+      logf_("workload %s: mark %s: %s", w->key, m->path, strerror(errno));
+      continue;
+    }
+    m->mnt_id = (int)sx.stx_mnt_id;
+    w->nmounts++;
+  }
+  free(line);
+  fclose(f);
+  return w->nmounts;
+}
+
+static void unmark_workload(const struct workload *w, uint32_t bits) {
+  for (int i = 0; i < w->nmounts; i++) {
+    /* The mount may be gone with its container: then its marks are gone too. */
+    struct statx sx;
+    if (statx(AT_FDCWD, w->mounts[i].path, AT_NO_AUTOMOUNT, STATX_MNT_ID, &sx) != 0) continue;
+    if ((int)sx.stx_mnt_id != w->mounts[i].mnt_id) continue;
+    fanotify_mark(fan_fd, FAN_MARK_REMOVE | FAN_MARK_MOUNT, bits, AT_FDCWD, w->mounts[i].path);
+  }
+}
+
+static struct workload *find_workload_by_mount(struct state *s, int mnt_id) {
+  if (!s) return NULL;
+  for (int i = 0; i < s->nw; i++)
+    for (int k = 0; k < s->w[i].nmounts; k++)
+      if (s->w[i].mounts[k].mnt_id == mnt_id) return &s->w[i];
+  return NULL;
+}
+
+static void free_state(struct state *s) {
+  if (!s) return;
+  for (int i = 0; i < s->nw; i++) free(s->w[i].set);
+  free(s->w);
+  free(s->bytes);
+  free(s);
+}
+
+/* Events a workload needs: exec always (Process rules or posture); opens when File rules or File posture apply. */
+static uint32_t workload_mask(const struct rule_table *t, const struct workload *w) {
+  uint32_t mask = FAN_OPEN_EXEC_PERM;
+  if ((w->allow_mask >> CLASS_FILE) & 1) return mask | FAN_OPEN_PERM;
+  for (uint32_t r = 0; r < t->rule_count; r++) {
+    const uint8_t *rule = rt_rule(t, r);
+    uint32_t pol = rt_rule_u32(t, r, 0);
+    if (rule[4] == CLASS_FILE && ((w->set[pol >> 6] >> (pol & 63)) & 1)) return mask | FAN_OPEN_PERM;
+    /* An Allow rule scoped by fromSource may put File in least-permissive mode for some sources. */
+  }
+  return mask;
+}
+
+/* Parses and applies a STATE payload. Returns NULL on success or an error message. */
+static const char *apply_state(const char *payload, size_t len, char *err, size_t errlen) {
+  struct state *s = calloc(1, sizeof *s);
+  if (!s) return "out of memory";
+  s->w = calloc(MAX_WORKLOADS, sizeof *s->w);
+  if (!s->w) {
+    free(s);
+    return "out of memory";
+  }
+  size_t pos = 0;
+  int have_table = 0;
+  /* Workload lines reference policies; parse them after the table is known: keep their text. */
+  char **wlines = calloc(MAX_WORKLOADS, sizeof(char *));
+  int nwl = 0;
+  while (pos < len) {
+    const char *nl = memchr(payload + pos, '\n', len - pos);
+    if (!nl) break;
+    size_t ll = (size_t)(nl - (payload + pos));
+    char line[8192];
+    if (ll >= sizeof line) {
+      snprintf(err, errlen, "state line too long");
+      goto fail;
+    }
+    memcpy(line, payload + pos, ll);
+    line[ll] = 0;
+    pos += ll + 1;
+    if (strncmp(line, "generation ", 11) == 0) {
+      s->generation = strtoull(line + 11, NULL, 10);
+    } else if (strncmp(line, "workload ", 9) == 0) {
+      if (nwl >= MAX_WORKLOADS) {
+        snprintf(err, errlen, "too many workloads (max %d)", MAX_WORKLOADS);
+        goto fail;
+      }
+      wlines[nwl++] = strdup(line + 9);
+    } else if (strncmp(line, "table ", 6) == 0) {
+      size_t tl = strtoul(line + 6, NULL, 10);
+      if (tl > len - pos || tl > UINT32_MAX) {
+        snprintf(err, errlen, "table length %zu exceeds the payload", tl);
+        goto fail;
+      }
+      s->bytes = malloc(tl ? tl : 1);
+      memcpy(s->bytes, payload + pos, tl);
+      pos += tl;
+      if (rt_open(&s->table, s->bytes, (uint32_t)tl, err, errlen) != 0) goto fail;
+      have_table = 1;
+    } else if (ll > 0) {
+      snprintf(err, errlen, "unknown state line: %.60s", line);
+      goto fail;
+    }
+  }
+  if (!have_table) {
+    snprintf(err, errlen, "state has no table");
+    goto fail;
+  }
+  size_t words = (s->table.policy_count + 63) / 64 + 1;
+  for (int i = 0; i < nwl; i++) {
+    struct workload *w = &s->w[s->nw];
+    char posture[8], policies[6000];
+    if (sscanf(wlines[i], "%127s %d %d %7s %5999s", w->key, &w->host, &w->pid, posture, policies) != 5 ||
+        strlen(posture) != 4) {
+      snprintf(err, errlen, "bad workload line: %.80s", wlines[i]);
+      goto fail;
+    }
+    memcpy(w->posture, posture, 4);
+    w->set = calloc(words, sizeof(uint64_t));
+    if (strcmp(policies, "-") != 0) {
+      for (char *tok = strtok(policies, ","); tok; tok = strtok(NULL, ",")) {
+        unsigned long p = strtoul(tok, NULL, 10);
+        if (p >= s->table.policy_count) {
+          snprintf(err, errlen, "workload %s: policy index %lu out of range", w->key, p);
+          s->nw++;
+          goto fail;
+        }
+        w->set[p >> 6] |= 1ULL << (p & 63);
+      }
+    }
+    w->allow_mask = rt_allow_mask(&s->table, w->set);
+    w->mask = workload_mask(&s->table, w);
+    s->nw++;
+  }
+  /* Mark: reuse marks of workloads that stay (same key and pid), mark new ones, then swap, then unmark. */
+  for (int i = 0; i < s->nw; i++) {
+    struct workload *w = &s->w[i], *old = NULL;
+    for (int k = 0; cur && k < cur->nw; k++)
+      if (strcmp(cur->w[k].key, w->key) == 0 && cur->w[k].pid == w->pid && cur->w[k].host == w->host) old = &cur->w[k];
+    if (old) {
+      uint32_t newmask = w->mask;
+      w->nmounts = old->nmounts;
+      memcpy(w->mounts, old->mounts, sizeof w->mounts);
+      if (newmask & ~old->mask) {
+        for (int k = 0; k < w->nmounts; k++)
+          fanotify_mark(fan_fd, FAN_MARK_ADD | FAN_MARK_MOUNT, newmask, AT_FDCWD, w->mounts[k].path);
+      }
+      old->mask &= ~newmask; /* bits to remove below */
+      old->nmounts = (old->mask != 0) ? old->nmounts : 0;
+    } else if (mark_workload(w) < 0) {
+      logf_("workload %s: not marked", w->key);
+    }
+  }
+  struct state *prev = cur;
+  cur = s;
+  for (int k = 0; prev && k < prev->nw; k++) {
+    if (prev->w[k].nmounts > 0 && prev->w[k].mask) unmark_workload(&prev->w[k], prev->w[k].mask);
+  }
+  free_state(prev);
+  for (int i = 0; i < nwl; i++) free(wlines[i]);
+  free(wlines);
+  return NULL;
+fail:
+  for (int i = 0; i < nwl; i++) free(wlines[i]);
+  free(wlines);
+  free_state(s);
+  return err;
+}
+
+/* ---------- permission events ---------- */
+
+static void respond(int fd, uint32_t verdict) {
+  struct fanotify_response r = {.fd = fd, .response = verdict};
+  if (write(fan_fd, &r, sizeof r) != (ssize_t)sizeof r) logf_("response: %s", strerror(errno));
+}
+
+static void report(const struct workload *w, int cls, const struct decision *d, int pid, const char *path,
+                   const char *actor_in, struct timespec *now) {
+  const struct rule_table *t = &cur->table;
+  struct proc_status st, pst;
+  char exe[PATH_MAX], pexe[PATH_MAX], cg[512], cwd[PATH_MAX], sysname[32], args[512], p[64];
+  int write_ = 0;
+  proc_status(pid, &st);
+  if (actor_in && actor_in[0])
+    snprintf(exe, sizeof exe, "%s", actor_in);
+  else
+    proc_exe(pid, exe, sizeof exe);
+  proc_exe(st.ppid, pexe, sizeof pexe);
+  proc_status(st.ppid, &pst);
+  proc_cgroup(pid, cg, sizeof cg);
+  snprintf(p, sizeof p, "/proc/%d/cwd", pid);
+  read_link(p, cwd, sizeof cwd);
+  proc_syscall(pid, cls, sysname, sizeof sysname, args, sizeof args, &write_);
+
+  struct sbuf b = {0};
+  sb_add(&b, "{\"t\":\"event\",\"workload\":", 24);
+  sb_json_str(&b, w->key);
+  sb_printf(&b, ",\"generation\":%" PRIu64 ",\"timeNs\":\"%lld%09ld\",\"class\":%d,\"action\":%d,\"posture\":%d",
+            cur->generation, (long long)now->tv_sec, now->tv_nsec, cls, d->action, d->posture);
+  sb_printf(&b, ",\"errno\":%d,\"rule\":%d", d->action == ACTION_BLOCK ? EPERM : 0, d->rule);
+  if (d->rule >= 0) {
+    uint32_t r = (uint32_t)d->rule;
+    sb_add(&b, ",\"policy\":", 10);
+    sb_json_str(&b, rt_policy_name(t, rt_rule_u32(t, r, 0)));
+    sb_printf(&b, ",\"severity\":%u,\"message\":", rt_rule_u32(t, r, 24));
+    sb_json_str(&b, rt_str(t, rt_rule_u32(t, r, 28)));
+    sb_add(&b, ",\"tags\":[", 9);
+    uint32_t ts = rt_rule_u32(t, r, 32), tc = rt_rule_u32(t, r, 36);
+    for (uint32_t i = 0; i < tc; i++) {
+      if (i) sb_add(&b, ",", 1);
+      sb_json_str(&b, rt_str(t, rt_ref(t, ts + i)));
+    }
+    sb_add(&b, "]", 1);
+  } else {
+    sb_add(&b, ",\"policy\":\"DefaultPosture\",\"severity\":0,\"message\":\"\",\"tags\":[]", 61);
+  }
+  sb_printf(&b, ",\"pid\":%d,\"ppid\":%d,\"nspid\":%d,\"nsppid\":%d,\"uid\":%d", pid, st.ppid, st.nspid,
+            w->host ? st.ppid : (pst.nspid == st.ppid ? 0 : pst.nspid), st.uid);
+  sb_add(&b, ",\"exe\":", 7);
+  sb_json_str(&b, exe);
+  sb_add(&b, ",\"pexe\":", 8);
+  sb_json_str(&b, pexe);
+  sb_add(&b, ",\"path\":", 8);
+  sb_json_str(&b, path);
+  sb_add(&b, ",\"syscall\":", 11);
+  sb_json_str(&b, sysname);
+  sb_add(&b, ",\"args\":", 8);
+  sb_json_str(&b, args);
+  sb_add(&b, ",\"cgroup\":", 10);
+  sb_json_str(&b, cg);
+  sb_add(&b, ",\"cwd\":", 7);
+  sb_json_str(&b, cwd);
+  sb_add(&b, "}\n", 2);
+  if (ring_push(b.p, b.len) == 0) n_reported++;
+  free(b.p);
+}
+
+static void handle_event(const struct fanotify_event_metadata *md) {
+  int fd = md->fd;
+  uint32_t verdict = FAN_ALLOW;
+  n_decisions++;
+  if (md->pid == self_pid || cur == NULL) goto answer;
+  struct statx sx;
+  if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID | STATX_BASIC_STATS, &sx) != 0) goto answer;
+  struct workload *w = find_workload_by_mount(cur, (int)sx.stx_mnt_id);
+  if (!w) goto answer;
+  int pid = md->pid;
+  int cls = (md->mask & FAN_OPEN_EXEC_PERM) ? CLASS_PROCESS : CLASS_FILE;
+  dev_t dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+  unsigned slot = (unsigned)pid % PENDING_EXEC;
+  if (cls == CLASS_FILE && pending_exec[slot].pid == pid) {
+    /* The open that execve does right after FAN_OPEN_EXEC_PERM is part of the exec, decided already. */
+    int same = pending_exec[slot].dev == dev && pending_exec[slot].ino == sx.stx_ino;
+    pending_exec[slot].pid = 0;
+    if (same) goto answer;
+  }
+  if (cls == CLASS_FILE && !(w->mask & FAN_OPEN_PERM)) goto answer;
+  char fdpath[64], path[PATH_MAX], actor[PATH_MAX] = "";
+  snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", fd);
+  read_link(fdpath, path, sizeof path);
+  const struct rule_table *t = &cur->table;
+  struct lookup in = {.policy_set = w->set, .cls = cls, .resource = path, .actor = actor, .allow_mask = w->allow_mask};
+  char pc = w->posture[cls == CLASS_PROCESS ? CLASS_FILE : cls];
+  in.posture_block = pc == 'b';
+  if (t->has_sources || ((w->allow_mask >> cls) & 1) == 0) proc_exe(pid, actor, sizeof actor);
+  if (t->has_readonly && cls == CLASS_FILE) {
+    char n[32], a[512];
+    proc_syscall(pid, cls, n, sizeof n, a, sizeof a, &in.write);
+  }
+  if (t->has_owneronly) {
+    struct proc_status st;
+    proc_status(pid, &st);
+    in.owner = st.fsuid >= 0 && (uint32_t)st.fsuid == sx.stx_uid;
+  }
+  if (t->has_pts) in.tty = proc_tty(pid);
+
+  uint64_t h1 = 0xcbf29ce484222325ULL, h2 = 0x84222325cbf29ce4ULL;
+  uint8_t facts[4] = {(uint8_t)cls, (uint8_t)in.write, (uint8_t)in.owner, (uint8_t)in.tty};
+  hash2(&h1, &h2, w->key, strlen(w->key));
+  hash2(&h1, &h2, facts, sizeof facts);
+  hash2(&h1, &h2, path, strlen(path));
+  hash2(&h1, &h2, actor, strlen(actor));
+  struct cache_entry *ce = &cache[h1 & (CACHE_SIZE - 1)];
+  struct decision d;
+  if (ce->used && ce->h1 == h1 && ce->h2 == h2 && ce->generation == cur->generation) {
+    n_cache_hits++;
+    d.rule = ce->rule;
+    d.action = ce->action;
+    d.posture = ce->posture;
+    d.report = ce->report;
+  } else {
+    rt_decide(t, &in, &d);
+    *ce = (struct cache_entry){.h1 = h1, .h2 = h2, .generation = cur->generation, .rule = d.rule,
+                               .action = (uint8_t)d.action, .posture = (uint8_t)d.posture,
+                               .report = (uint8_t)d.report, .used = 1};
+  }
+  if (d.action == ACTION_BLOCK) {
+    verdict = FAN_DENY;
+    n_denied++;
+  } else if (cls == CLASS_PROCESS) {
+    pending_exec[slot].pid = pid;
+    pending_exec[slot].dev = dev;
+    pending_exec[slot].ino = sx.stx_ino;
+  }
+  if (d.report) {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    report(w, cls, &d, pid, path, actor, &now); /* before answering: the task is still there to read */
+  }
+answer:
+  respond(fd, verdict);
+  close(fd);
+}
+
+/* ---------- socket ---------- */
+
+static void client_close(struct client *c) {
+  if (c->events) ring_tail = ring_committed; /* resend a line cut in the middle */
+  close(c->fd);
+  free(c->in);
+  free(c->out);
+  memset(c, 0, sizeof *c);
+  c->fd = -1;
+}
+
+static void client_send(struct client *c, const char *s, size_t n) {
+  char *p = realloc(c->out, c->out_len + n);
+  if (!p) return;
+  c->out = p;
+  memcpy(c->out + c->out_len, s, n);
+  c->out_len += n;
+}
+
+static void send_status(struct client *c) {
+  struct sbuf b = {0};
+  sb_printf(&b,
+            "{\"t\":\"status\",\"generation\":%" PRIu64 ",\"decisions\":%" PRIu64 ",\"cacheHits\":%" PRIu64
+            ",\"reported\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"denied\":%" PRIu64 ",\"pid\":%d,\"workloads\":[",
+            cur ? cur->generation : 0, n_decisions, n_cache_hits, n_reported, n_dropped, n_denied, (int)self_pid);
+  for (int i = 0; cur && i < cur->nw; i++) {
+    if (i) sb_add(&b, ",", 1);
+    sb_printf(&b, "{\"key\":");
+    sb_json_str(&b, cur->w[i].key);
+    sb_printf(&b, ",\"mounts\":%d}", cur->w[i].nmounts);
+  }
+  sb_add(&b, "]}\n", 3);
+  client_send(c, b.p, b.len);
+  free(b.p);
+}
+
+/* Handles complete commands in the input buffer. */
+static void client_input(struct client *c) {
+  for (;;) {
+    char *nl = memchr(c->in, '\n', c->in_len);
+    if (!nl) return;
+    size_t ll = (size_t)(nl - c->in);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "%.*s", (int)(ll < 127 ? ll : 127), c->in);
+    size_t consumed = ll + 1;
+    if (strncmp(cmd, "STATE ", 6) == 0) {
+      size_t n = strtoul(cmd + 6, NULL, 10);
+      if (c->in_len - consumed < n) return; /* wait for the payload */
+      char err[256] = "";
+      const char *e = apply_state(c->in + consumed, n, err, sizeof err);
+      struct sbuf b = {0};
+      if (e) {
+        sb_add(&b, "{\"t\":\"error\",\"message\":", 23);
+        sb_json_str(&b, e);
+        sb_add(&b, "}\n", 2);
+      } else {
+        sb_printf(&b, "{\"t\":\"applied\",\"generation\":%" PRIu64 "}\n", cur->generation);
+      }
+      client_send(c, b.p, b.len);
+      free(b.p);
+      consumed += n;
+    } else if (strcmp(cmd, "STATUS") == 0) {
+      send_status(c);
+    } else if (strcmp(cmd, "EVENTS") == 0) {
+      for (int i = 0; i < MAX_CLIENTS; i++)
+        if (&clients[i] != c && clients[i].fd >= 0 && clients[i].events) client_close(&clients[i]);
+      c->events = 1;
+    } else if (strcmp(cmd, "STOP") == 0) {
+      stop_requested = 1;
+    } else {
+      client_send(c, "{\"t\":\"error\",\"message\":\"unknown command\"}\n", 43);
+    }
+    memmove(c->in, c->in + consumed, c->in_len - consumed);
+    c->in_len -= consumed;
+  }
+}
+
+static void client_read(struct client *c) {
+  if (c->in_cap - c->in_len < 65536) {
+    size_t cap = c->in_cap ? c->in_cap * 2 : 131072;
+    if (cap > (256u << 20)) {
+      client_close(c);
+      return;
+    }
+    char *p = realloc(c->in, cap);
+    if (!p) return;
+    c->in = p;
+    c->in_cap = cap;
+  }
+  ssize_t n = read(c->fd, c->in + c->in_len, c->in_cap - c->in_len);
+  if (n <= 0) {
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    client_close(c);
+    return;
+  }
+  c->in_len += (size_t)n;
+  client_input(c);
+}
+
+static void client_write(struct client *c) {
+  if (c->out_len > 0) {
+    ssize_t n = write(c->fd, c->out, c->out_len);
+    if (n < 0) {
+      if (errno != EAGAIN && errno != EINTR) client_close(c);
+      return;
+    }
+    memmove(c->out, c->out + n, c->out_len - (size_t)n);
+    c->out_len -= (size_t)n;
+    if (c->out_len > 0) return;
+  }
+  if (c->events && n_dropped != last_dropped_sent) {
+    char line[96];
+    int l = snprintf(line, sizeof line, "{\"t\":\"dropped\",\"dropped\":%" PRIu64 "}\n", n_dropped);
+    last_dropped_sent = n_dropped;
+    client_send(c, line, (size_t)l);
+    return;
+  }
+  while (c->events && ring_tail < ring_head) {
+    size_t off = ring_tail % RING_SIZE;
+    size_t n = ring_head - ring_tail;
+    if (n > RING_SIZE - off) n = RING_SIZE - off;
+    ssize_t w = write(c->fd, ring + off, n);
+    if (w < 0) {
+      if (errno != EAGAIN && errno != EINTR) client_close(c);
+      return;
+    }
+    for (ssize_t i = w - 1; i >= 0; i--) {
+      if (ring[off + (size_t)i] == '\n') {
+        ring_committed = ring_tail + (uint64_t)i + 1;
+        break;
+      }
+    }
+    ring_tail += (uint64_t)w;
+    if ((size_t)w < n) return;
+  }
+}
+
+static void on_signal(int sig) {
+  (void)sig;
+  stop_requested = 1;
+}
+
+static int probe(void) {
+  int fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY | O_LARGEFILE);
+  if (fd < 0) {
+    printf("{\"fanotify\":false,\"reason\":\"fanotify_init: %s\"}\n", strerror(errno));
+    return 1;
+  }
+  if (fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN_EXEC_PERM | FAN_OPEN_PERM, AT_FDCWD, "/proc/self/root/") != 0) {
+    printf("{\"fanotify\":false,\"reason\":\"fanotify_mark FAN_OPEN_EXEC_PERM: %s\"}\n", strerror(errno));
+    close(fd);
+    return 1;
+  }
+  close(fd);
+  printf("{\"fanotify\":true,\"reason\":\"fanotify_init(FAN_CLASS_CONTENT) and a FAN_OPEN_EXEC_PERM mount mark succeeded\"}\n");
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--probe") == 0) return probe();
+  if (argc != 3 || strcmp(argv[1], "--socket") != 0) {
+    fprintf(stderr, "usage: rtctl-fanotify --socket <path> | --probe\n");
+    return 2;
+  }
+  socket_path = argv[2];
+  self_pid = getpid();
+  signal(SIGPIPE, SIG_IGN);
+  struct sigaction sa = {.sa_handler = on_signal};
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+  ring = malloc(RING_SIZE);
+  cache = calloc(CACHE_SIZE, sizeof *cache);
+  if (!ring || !cache) return 1;
+  fan_fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK, O_RDONLY | O_LARGEFILE | O_CLOEXEC);
+  if (fan_fd < 0) {
+    logf_("fanotify_init: %s", strerror(errno));
+    return 1;
+  }
+  listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  struct sockaddr_un addr = {.sun_family = AF_UNIX};
+  if (strlen(socket_path) >= sizeof addr.sun_path) {
+    logf_("socket path too long");
+    return 2;
+  }
+  strcpy(addr.sun_path, socket_path);
+  unlink(socket_path);
+  if (bind(listen_fd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(listen_fd, 8) != 0) {
+    logf_("bind %s: %s", socket_path, strerror(errno));
+    return 1;
+  }
+  chmod(socket_path, 0600);
+  for (int i = 0; i < MAX_CLIENTS; i++) clients[i].fd = -1;
+  logf_("listening on %s (pid %d)", socket_path, (int)self_pid);
+  char buf[64 * 1024] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
+  while (!stop_requested) {
+    struct pollfd pfd[2 + MAX_CLIENTS];
+    int idx[2 + MAX_CLIENTS];
+    int n = 0;
+    pfd[n++] = (struct pollfd){.fd = fan_fd, .events = POLLIN};
+    pfd[n++] = (struct pollfd){.fd = listen_fd, .events = POLLIN};
+    for (int i = 0; i < MAX_CLIENTS; i++) {
+      if (clients[i].fd < 0) continue;
+      short ev = POLLIN;
+      if (clients[i].out_len > 0 || (clients[i].events && (ring_tail < ring_head || n_dropped != last_dropped_sent)))
+        ev |= POLLOUT;
+      idx[n] = i;
+      pfd[n++] = (struct pollfd){.fd = clients[i].fd, .events = ev};
+    }
+    if (poll(pfd, (nfds_t)n, 1000) < 0) {
+      if (errno == EINTR) continue;
+      logf_("poll: %s", strerror(errno));
+      break;
+    }
+    if (pfd[0].revents & POLLIN) {
+      for (;;) {
+        ssize_t len = read(fan_fd, buf, sizeof buf);
+        if (len <= 0) break;
+        const struct fanotify_event_metadata *md = (const void *)buf;
+        while (FAN_EVENT_OK(md, len)) {
+          if (md->vers != FANOTIFY_METADATA_VERSION) {
+            logf_("fanotify metadata version mismatch");
+            return 1;
+          }
+          if (md->fd >= 0) handle_event(md);
+          else n_dropped++; /* queue overflow */
+          md = FAN_EVENT_NEXT(md, len);
+        }
+      }
+    }
+    if (pfd[1].revents & POLLIN) {
+      int cfd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      int placed = 0;
+      for (int i = 0; cfd >= 0 && i < MAX_CLIENTS; i++) {
+        if (clients[i].fd < 0) {
+          memset(&clients[i], 0, sizeof clients[i]);
+          clients[i].fd = cfd;
+          placed = 1;
+          break;
+        }
+      }
+      if (cfd >= 0 && !placed) close(cfd);
+    }
+    for (int k = 2; k < n; k++) {
+      struct client *c = &clients[idx[k]];
+      if (c->fd != pfd[k].fd) continue;
+      if (pfd[k].revents & (POLLIN | POLLHUP | POLLERR)) client_read(c);
+      if (c->fd >= 0 && (pfd[k].revents & POLLOUT)) client_write(c);
+    }
+  }
+  logf_("stopping; %" PRIu64 " decisions, %" PRIu64 " reported, %" PRIu64 " dropped", n_decisions, n_reported, n_dropped);
+  unlink(socket_path);
+  close(fan_fd);
+  return 0;
+}

@@ -1,0 +1,362 @@
+/* Rule table v1 reader and the documented lookup walk (docs/rule-table.md). Every offset read from the
+ * table is bounds-checked: a bad table is refused at load, never a crash. */
+#include "rule-table.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define HEADER_SIZE 128u
+#define POLICY_SIZE 40u
+#define LABEL_SIZE 12u
+#define RULE_SIZE 64u
+#define SOURCE_SIZE 8u
+#define NODE_SIZE 24u
+
+enum { NODE_PATH = 1, NODE_EXECNAME = 2, NODE_DIR = 3, NODE_PATTERN_DIR = 4, NODE_PROTOCOL = 5,
+       NODE_CAPABILITY = 6, NODE_ALLOW_SOURCE_PATH = 7, NODE_ALLOW_SOURCE_DIR = 8 };
+enum { MATCH_PATH = 1, MATCH_EXECNAME = 2, MATCH_DIRECTORY = 3, MATCH_PATTERN = 4 };
+enum { FLAG_RECURSIVE = 1, FLAG_READONLY = 2, FLAG_OWNERONLY = 4, FLAG_PTS = 8, FLAG_ARGS = 16 };
+
+static uint16_t u16at(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static uint32_t u32at(const uint8_t *p) {
+  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static uint64_t u64at(const uint8_t *p) { return (uint64_t)u32at(p) | ((uint64_t)u32at(p + 4) << 32); }
+
+static int section_ok(uint32_t size, uint32_t off, uint32_t count, uint32_t rec) {
+  uint64_t end = (uint64_t)off + (uint64_t)count * rec;
+  return off <= size && end <= size;
+}
+
+/* String by reference: pointer to its bytes and its length; 0 when the reference is out of range. */
+static int str_at(const struct rule_table *t, uint32_t ref, const char **s, uint32_t *len) {
+  if ((uint64_t)ref + 4 > t->string_size) return 0;
+  uint32_t n = u32at(t->data + t->string_offset + ref);
+  if ((uint64_t)ref + 4 + n + 1 > t->string_size) return 0;
+  *s = (const char *)(t->data + t->string_offset + ref + 4);
+  *len = n;
+  return 1;
+}
+
+const char *rt_str(const struct rule_table *t, uint32_t ref) {
+  const char *s;
+  uint32_t n;
+  return str_at(t, ref, &s, &n) ? s : "";
+}
+
+const uint8_t *rt_rule(const struct rule_table *t, uint32_t rule) {
+  return t->data + t->rule_offset + (size_t)rule * RULE_SIZE;
+}
+
+uint32_t rt_rule_u32(const struct rule_table *t, uint32_t rule, uint32_t off) {
+  return u32at(rt_rule(t, rule) + off);
+}
+
+uint32_t rt_ref(const struct rule_table *t, uint32_t i) {
+  return i < t->ref_count ? u32at(t->data + t->ref_offset + (size_t)i * 4) : 0;
+}
+
+const char *rt_policy_name(const struct rule_table *t, uint32_t policy) {
+  if (policy >= t->policy_count) return "";
+  return rt_str(t, u32at(t->data + t->policy_offset + (size_t)policy * POLICY_SIZE));
+}
+
+int rt_open(struct rule_table *t, const uint8_t *data, uint32_t size, char *err, size_t errlen) {
+  memset(t, 0, sizeof *t);
+  if (size < HEADER_SIZE || memcmp(data, "RTRULES\0", 8) != 0) {
+    snprintf(err, errlen, "not a rule table (bad magic or short header)");
+    return -1;
+  }
+  if (u16at(data + 8) != 1) {
+    snprintf(err, errlen, "unsupported rule table major version %u", u16at(data + 8));
+    return -1;
+  }
+  if (u32at(data + 16) != size) {
+    snprintf(err, errlen, "rule table file_size %u does not match %u bytes received", u32at(data + 16), size);
+    return -1;
+  }
+  t->data = data;
+  t->size = size;
+  t->string_offset = u32at(data + 24);
+  t->string_size = u32at(data + 28);
+  t->policy_offset = u32at(data + 32);
+  t->policy_count = u32at(data + 36);
+  t->label_offset = u32at(data + 40);
+  t->label_count = u32at(data + 44);
+  t->rule_offset = u32at(data + 48);
+  t->rule_count = u32at(data + 52);
+  t->source_offset = u32at(data + 56);
+  t->source_count = u32at(data + 60);
+  t->ref_offset = u32at(data + 64);
+  t->ref_count = u32at(data + 68);
+  t->node_offset = u32at(data + 72);
+  t->node_count = u32at(data + 76);
+  t->bucket_offset = u32at(data + 80);
+  t->bucket_count = u32at(data + 84);
+  if (!section_ok(size, t->string_offset, t->string_size, 1) ||
+      !section_ok(size, t->policy_offset, t->policy_count, POLICY_SIZE) ||
+      !section_ok(size, t->label_offset, t->label_count, LABEL_SIZE) ||
+      !section_ok(size, t->rule_offset, t->rule_count, RULE_SIZE) ||
+      !section_ok(size, t->source_offset, t->source_count, SOURCE_SIZE) ||
+      !section_ok(size, t->ref_offset, t->ref_count, 4) ||
+      !section_ok(size, t->node_offset, t->node_count, NODE_SIZE) ||
+      !section_ok(size, t->bucket_offset, t->bucket_count, 4)) {
+    snprintf(err, errlen, "rule table section out of bounds");
+    return -1;
+  }
+  if (t->bucket_count == 0 || (t->bucket_count & (t->bucket_count - 1)) != 0 ||
+      t->bucket_count < 2u * t->node_count) {
+    snprintf(err, errlen, "rule table bucket_count %u is not a power of two >= 2 x nodes", t->bucket_count);
+    return -1;
+  }
+  for (uint32_t i = 0; i < t->bucket_count; i++) {
+    uint32_t b = u32at(data + t->bucket_offset + (size_t)i * 4);
+    if (b > t->node_count) {
+      snprintf(err, errlen, "rule table bucket %u points past the nodes", i);
+      return -1;
+    }
+  }
+  for (uint32_t n = 0; n < t->node_count; n++) {
+    const uint8_t *node = data + t->node_offset + (size_t)n * NODE_SIZE;
+    uint64_t end = (uint64_t)u32at(node + 16) + u32at(node + 20);
+    if (end > t->ref_count) {
+      snprintf(err, errlen, "rule table node %u lists references out of bounds", n);
+      return -1;
+    }
+    for (uint32_t i = 0; i < u32at(node + 20); i++) {
+      if (rt_ref(t, u32at(node + 16) + i) >= t->rule_count) {
+        snprintf(err, errlen, "rule table node %u lists a rule out of bounds", n);
+        return -1;
+      }
+    }
+  }
+  for (uint32_t r = 0; r < t->rule_count; r++) {
+    const uint8_t *rule = rt_rule(t, r);
+    const char *s;
+    uint32_t len;
+    if (u32at(rule) >= t->policy_count || !str_at(t, u32at(rule + 8), &s, &len) ||
+        (uint64_t)u32at(rule + 16) + u32at(rule + 20) > t->source_count ||
+        (uint64_t)u32at(rule + 32) + u32at(rule + 36) > t->ref_count ||
+        (uint64_t)u32at(rule + 40) + u32at(rule + 44) > t->ref_count) {
+      snprintf(err, errlen, "rule table rule %u has a reference out of bounds", r);
+      return -1;
+    }
+    for (uint32_t i = 0; i < u32at(rule + 20); i++) {
+      const uint8_t *src = t->data + t->source_offset + (size_t)(u32at(rule + 16) + i) * SOURCE_SIZE;
+      if (!str_at(t, u32at(src), &s, &len)) {
+        snprintf(err, errlen, "rule table rule %u has a source string out of bounds", r);
+        return -1;
+      }
+    }
+    if (u32at(rule + 20) > 0) t->has_sources = 1;
+    if (rule[7] & FLAG_READONLY) t->has_readonly = 1;
+    if (rule[7] & FLAG_OWNERONLY) t->has_owneronly = 1;
+    if (rule[7] & FLAG_PTS) t->has_pts = 1;
+  }
+  return 0;
+}
+
+static uint64_t fnv_key(int cls, int kind, const char *key, size_t len) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  h ^= (uint8_t)cls;
+  h *= 0x100000001b3ULL;
+  h ^= (uint8_t)kind;
+  h *= 0x100000001b3ULL;
+  for (size_t i = 0; i < len; i++) {
+    h ^= (uint8_t)key[i];
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+/* The node for (class, kind, key), or NULL. */
+static const uint8_t *find_node(const struct rule_table *t, int cls, int kind, const char *key, size_t len) {
+  uint64_t h = fnv_key(cls, kind, key, len);
+  uint32_t mask = t->bucket_count - 1;
+  uint32_t i = (uint32_t)h & mask;
+  for (uint32_t probes = 0; probes < t->bucket_count; probes++) {
+    uint32_t b = u32at(t->data + t->bucket_offset + (size_t)i * 4);
+    if (b == 0) return NULL;
+    const uint8_t *node = t->data + t->node_offset + (size_t)(b - 1) * NODE_SIZE;
+    if (u64at(node) == h && node[12] == cls && node[13] == kind) {
+      const char *s;
+      uint32_t n;
+      if (str_at(t, u32at(node + 8), &s, &n) && n == len && memcmp(s, key, len) == 0) return node;
+    }
+    i = (i + 1) & mask;
+  }
+  return NULL;
+}
+
+static int in_set(const uint64_t *set, uint32_t p) { return (set[p >> 6] >> (p & 63)) & 1; }
+
+/* Whole-string glob: `**` any bytes, `*` any bytes but '/', `?` one byte but '/'. */
+static int glob_match(const char *g, size_t gl, const char *s, size_t sl) {
+  size_t gi = 0, si = 0;
+  while (gi < gl) {
+    if (g[gi] == '*') {
+      size_t stars = 0;
+      while (gi < gl && g[gi] == '*') {
+        gi++;
+        stars++;
+      }
+      if (gi == gl) {
+        if (stars >= 2) return 1;
+        return memchr(s + si, '/', sl - si) == NULL;
+      }
+      for (size_t k = si; k <= sl; k++) {
+        if (glob_match(g + gi, gl - gi, s + k, sl - k)) return 1;
+        if (k < sl && stars < 2 && s[k] == '/') return 0;
+      }
+      return 0;
+    }
+    if (si >= sl) return 0;
+    if (g[gi] == '?') {
+      if (s[si] == '/') return 0;
+    } else if (g[gi] != s[si]) {
+      return 0;
+    }
+    gi++;
+    si++;
+  }
+  return si == sl;
+}
+
+/* `dir` (ends in '/') is the parent of `path`, or (recursive) any ancestor of it. */
+static int dir_covers(const char *dir, size_t dl, const char *path, int recursive) {
+  size_t pl = strlen(path);
+  if (dl == 0 || pl <= dl || memcmp(dir, path, dl) != 0) return 0;
+  if (recursive) return 1;
+  return memchr(path + dl, '/', pl - dl) == NULL;
+}
+
+static int source_matches(const struct rule_table *t, const uint8_t *rule, const char *actor) {
+  uint32_t start = u32at(rule + 16), count = u32at(rule + 20);
+  for (uint32_t i = 0; i < count; i++) {
+    const uint8_t *src = t->data + t->source_offset + (size_t)(start + i) * SOURCE_SIZE;
+    const char *s;
+    uint32_t n;
+    if (!str_at(t, u32at(src), &s, &n)) continue;
+    if (src[4] == 1) {
+      if (strlen(actor) == n && memcmp(actor, s, n) == 0) return 1;
+    } else if (src[4] == 3) {
+      if (dir_covers(s, n, actor, src[5] != 0)) return 1;
+    }
+  }
+  return 0;
+}
+
+static int applies(const uint8_t *rule, const struct lookup *in) {
+  int ro = (rule[7] & FLAG_READONLY) != 0, oo = (rule[7] & FLAG_OWNERONLY) != 0;
+  int exempt = ro || oo;
+  int acceptable = (!ro || !in->write) && (!oo || in->owner);
+  if (rule[6] == ACTION_ALLOW) return !exempt || acceptable;
+  return !(exempt && acceptable);
+}
+
+/* Walks one candidate list; `parent_dir` non-NULL for DIR lists (the directory key), `pattern` for PATTERN_DIR. */
+static void walk_list(const struct rule_table *t, const uint8_t *node, const struct lookup *in, int kind,
+                      int is_parent, uint32_t *best) {
+  if (node == NULL) return;
+  uint32_t start = u32at(node + 16), count = u32at(node + 20);
+  for (uint32_t i = 0; i < count; i++) {
+    uint32_t r = rt_ref(t, start + i);
+    if (r >= *best) return;
+    const uint8_t *rule = rt_rule(t, r);
+    if (!in_set(in->policy_set, u32at(rule))) continue;
+    if (kind == NODE_DIR && !(rule[7] & FLAG_RECURSIVE) && !is_parent) continue;
+    if (kind == NODE_PATTERN_DIR) {
+      const char *g;
+      uint32_t gl;
+      if (!str_at(t, u32at(rule + 8), &g, &gl) || !glob_match(g, gl, in->resource, strlen(in->resource))) continue;
+    }
+    if (u32at(rule + 20) > 0 && !source_matches(t, rule, in->actor)) continue;
+    if ((rule[7] & FLAG_PTS) && !in->tty) continue;
+    /* allowedArgs: the argument list is unknown to this data plane (empty), so no argument is outside. */
+    if (!applies(rule, in)) continue;
+    *best = r;
+  }
+}
+
+/* Least-permissive through Allow rules scoped by fromSource (conditions 2 and 3 of the walk). */
+static int scoped_allow(const struct rule_table *t, const struct lookup *in) {
+  const char *actor = in->actor;
+  size_t al = strlen(actor);
+  if (al == 0) return 0;
+  const uint8_t *node = find_node(t, in->cls, NODE_ALLOW_SOURCE_PATH, actor, al);
+  if (node != NULL) {
+    for (uint32_t i = 0; i < u32at(node + 20); i++) {
+      if (in_set(in->policy_set, rt_rule_u32(t, rt_ref(t, u32at(node + 16) + i), 0))) return 1;
+    }
+  }
+  for (size_t i = 0; i + 1 < al; i++) {
+    if (actor[i] != '/') continue;
+    size_t dl = i + 1;
+    node = find_node(t, in->cls, NODE_ALLOW_SOURCE_DIR, actor, dl);
+    if (node == NULL) continue;
+    int is_parent = memchr(actor + dl, '/', al - dl) == NULL;
+    for (uint32_t k = 0; k < u32at(node + 20); k++) {
+      uint32_t r = rt_ref(t, u32at(node + 16) + k);
+      const uint8_t *rule = rt_rule(t, r);
+      if (!in_set(in->policy_set, u32at(rule))) continue;
+      for (uint32_t s = 0; s < u32at(rule + 20); s++) {
+        const uint8_t *src = t->data + t->source_offset + (size_t)(u32at(rule + 16) + s) * SOURCE_SIZE;
+        const char *v;
+        uint32_t vl;
+        if (src[4] != 3 || !str_at(t, u32at(src), &v, &vl)) continue;
+        if (vl == dl && memcmp(v, actor, dl) == 0 && (is_parent || src[5])) return 1;
+      }
+    }
+  }
+  return 0;
+}
+
+int rt_allow_mask(const struct rule_table *t, const uint64_t *set) {
+  int mask = 0;
+  for (uint32_t p = 0; p < t->policy_count; p++) {
+    if (in_set(set, p)) mask |= t->data[t->policy_offset + (size_t)p * POLICY_SIZE + 9];
+  }
+  return mask;
+}
+
+void rt_decide(const struct rule_table *t, const struct lookup *in, struct decision *out) {
+  uint32_t best = UINT32_MAX;
+  const char *res = in->resource;
+  size_t rl = strlen(res);
+  memset(out, 0, sizeof *out);
+  out->rule = -1;
+  if (in->cls == CLASS_PROCESS || in->cls == CLASS_FILE) {
+    walk_list(t, find_node(t, in->cls, NODE_PATH, res, rl), in, NODE_PATH, 0, &best);
+    if (in->cls == CLASS_PROCESS) {
+      const char *slash = strrchr(res, '/');
+      const char *base = slash ? slash + 1 : res;
+      walk_list(t, find_node(t, in->cls, NODE_EXECNAME, base, strlen(base)), in, NODE_EXECNAME, 0, &best);
+    }
+    size_t parent_len = 0;
+    for (size_t i = 0; i + 1 < rl; i++)
+      if (res[i] == '/') parent_len = i + 1;
+    for (size_t i = 0; i + 1 < rl; i++) {
+      if (res[i] != '/') continue;
+      walk_list(t, find_node(t, in->cls, NODE_DIR, res, i + 1), in, NODE_DIR, i + 1 == parent_len, &best);
+      walk_list(t, find_node(t, in->cls, NODE_PATTERN_DIR, res, i + 1), in, NODE_PATTERN_DIR, 0, &best);
+    }
+  } else if (in->cls == CLASS_NETWORK) {
+    walk_list(t, find_node(t, in->cls, NODE_PROTOCOL, res, rl), in, NODE_PROTOCOL, 0, &best);
+    walk_list(t, find_node(t, in->cls, NODE_PROTOCOL, "all", 3), in, NODE_PROTOCOL, 0, &best);
+  } else {
+    walk_list(t, find_node(t, in->cls, NODE_CAPABILITY, res, rl), in, NODE_CAPABILITY, 0, &best);
+  }
+  if (best != UINT32_MAX) {
+    out->rule = (int32_t)best;
+    out->action = rt_rule(t, best)[6];
+    out->report = out->action != ACTION_ALLOW;
+    return;
+  }
+  if (((in->allow_mask >> in->cls) & 1) || scoped_allow(t, in)) {
+    out->posture = 1;
+    out->report = 1;
+    out->action = in->posture_block ? ACTION_BLOCK : ACTION_AUDIT;
+    return;
+  }
+  out->action = ACTION_ALLOW;
+}

@@ -1,0 +1,57 @@
+/* Reader and lookup walk for the rule table binary layout v1 (docs/rule-table.md). */
+#ifndef RTCTL_RULE_TABLE_H
+#define RTCTL_RULE_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum { CLASS_PROCESS = 0, CLASS_FILE = 1, CLASS_NETWORK = 2, CLASS_CAPABILITIES = 3 };
+enum { ACTION_ALLOW = 0, ACTION_AUDIT = 1, ACTION_BLOCK = 2 };
+
+struct rule_table {
+  const uint8_t *data;
+  uint32_t size;
+  uint32_t string_offset, string_size;
+  uint32_t policy_offset, policy_count;
+  uint32_t label_offset, label_count;
+  uint32_t rule_offset, rule_count;
+  uint32_t source_offset, source_count;
+  uint32_t ref_offset, ref_count;
+  uint32_t node_offset, node_count;
+  uint32_t bucket_offset, bucket_count;
+  /* Facts over all rules: which access facts a lookup may need. */
+  int has_sources, has_readonly, has_owneronly, has_pts;
+};
+
+/* Lookup inputs (docs/rule-table.md "Lookup walk"). */
+struct lookup {
+  const uint64_t *policy_set; /* bit set over policy indices */
+  int cls;
+  const char *resource;
+  const char *actor; /* may be "" when unknown */
+  int write, owner, tty;
+  int posture_block; /* posture of the class (Process: file posture) */
+  int allow_mask;    /* rt_allow_mask() of the policy set, computed once per workload */
+};
+
+/* Result: rule >= 0 (its action in action), or rule == -1 with posture != 0 (least-permissive), or allow. */
+struct decision {
+  int32_t rule;
+  int action;   /* ACTION_* of the decision */
+  int posture;  /* 1 when the posture decided */
+  int report;   /* 1 for Block, Audit and posture decisions */
+};
+
+/* Validates the table; returns 0 or -1 with a message in err. */
+int rt_open(struct rule_table *t, const uint8_t *data, uint32_t size, char *err, size_t errlen);
+/* Per-workload fact: OR of allow_unscoped over the policy set (bit c: least-permissive for class c). */
+int rt_allow_mask(const struct rule_table *t, const uint64_t *set);
+void rt_decide(const struct rule_table *t, const struct lookup *in, struct decision *out);
+/* A string by reference, NUL-terminated inside the table ("" when out of range). */
+const char *rt_str(const struct rule_table *t, uint32_t ref);
+uint32_t rt_rule_u32(const struct rule_table *t, uint32_t rule, uint32_t off);
+const uint8_t *rt_rule(const struct rule_table *t, uint32_t rule);
+uint32_t rt_ref(const struct rule_table *t, uint32_t i);
+const char *rt_policy_name(const struct rule_table *t, uint32_t policy);
+
+#endif
