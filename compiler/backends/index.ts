@@ -1,8 +1,9 @@
 // Every compiler backend, in one array; `rtctl compile --target <name>` selects among them.
 import type { Backend } from './backend.js';
+import { crdBackend } from './crd/crd-backend.js';
 
 /** All backends. Add a backend here to add a target. */
-export const BACKENDS: readonly Backend[] = [];
+export const BACKENDS: readonly Backend[] = [crdBackend];
 
 /** The backend with this target name, if any. */
 export function findBackend(name: string): Backend | undefined {

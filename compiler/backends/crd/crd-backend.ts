@@ -1,0 +1,27 @@
+// The `crd` target: what Argo CD or Flux syncs. crds/ (both CRDs), policies/ (one normalized manifest per
+// policy) and a kustomization.yaml listing them, all deterministic.
+import { toYaml } from '../../emit/yaml-text.js';
+import type { Artifact, Backend, BackendInput, BackendOutput } from '../backend.js';
+import { createCrdManifests } from './crd-manifests.js';
+import { normalizePolicy, policyManifestPath } from './normalize-policy.js';
+
+export const crdBackend: Backend = {
+  name: 'crd',
+  description: 'CustomResourceDefinitions, normalized policy manifests and a kustomization.yaml',
+  emit(input: BackendInput): BackendOutput {
+    const artifacts: Artifact[] = [];
+    for (const crd of createCrdManifests())
+      artifacts.push({ path: `crds/${crd.fileName}`, content: toYaml(crd.object) });
+    const policies = input.documents
+      .map((d) => ({ path: policyManifestPath(d), content: toYaml(normalizePolicy(d)) }))
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    artifacts.push(...policies);
+    const kustomization = {
+      apiVersion: 'kustomize.config.k8s.io/v1beta1',
+      kind: 'Kustomization',
+      resources: artifacts.map((a) => a.path),
+    };
+    artifacts.push({ path: 'kustomization.yaml', content: toYaml(kustomization) });
+    return { artifacts, diagnostics: [] };
+  },
+};

@@ -1,0 +1,69 @@
+// The normalized manifest of one policy: keys in schema order (maps sorted), metadata reduced to what the
+// policy owns, and defaults written out (booleans of rules, spec.severity), so a diff shows meaning, not style.
+import { RUNTIME_HOST_POLICY_SCHEMA, RUNTIME_POLICY_SCHEMA } from '../../schema/policy-schema.js';
+import { DEFAULT_SEVERITY } from '../../lower/lower-policy.js';
+import type { PolicyDocument } from '../../model/policy-document.js';
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+interface SchemaNode {
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+  type?: string;
+}
+
+/** Rule booleans made explicit when the rule's schema has them. */
+const EXPLICIT_FALSE = ['recursive', 'ownerOnly', 'readOnly'] as const;
+
+function isObject(v: Json): v is { [k: string]: Json } {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function order(value: Json, schema: SchemaNode | undefined, isRule: boolean): Json {
+  if (Array.isArray(value)) {
+    return value.map((v) => order(v, schema?.items, schema?.items?.properties !== undefined && isRule));
+  }
+  if (!isObject(value)) return value;
+  const out: { [k: string]: Json } = {};
+  const props = schema?.properties;
+  if (props === undefined) {
+    for (const k of Object.keys(value).sort()) out[k] = order(value[k] ?? null, undefined, false);
+    return out;
+  }
+  for (const k of Object.keys(props)) {
+    if (k in value) out[k] = order(value[k] ?? null, props[k], k.startsWith('match'));
+    else if (isRule && (EXPLICIT_FALSE as readonly string[]).includes(k)) out[k] = false;
+  }
+  for (const k of Object.keys(value).sort())
+    if (!(k in out)) out[k] = order(value[k] ?? null, undefined, false);
+  return out;
+}
+
+/** The normalized object of a policy document. */
+export function normalizePolicy(doc: PolicyDocument): Record<string, unknown> {
+  const schema = (doc.kind === 'RuntimePolicy'
+    ? RUNTIME_POLICY_SCHEMA
+    : RUNTIME_HOST_POLICY_SCHEMA) as unknown as SchemaNode;
+  const src = doc.object as unknown as { metadata: Record<string, Json>; spec: { [k: string]: Json } };
+  const metadata: { [k: string]: Json } = { name: src.metadata['name'] ?? null };
+  if (doc.kind === 'RuntimePolicy' && typeof src.metadata['namespace'] === 'string')
+    metadata['namespace'] = src.metadata['namespace'];
+  for (const k of ['labels', 'annotations']) {
+    const v = src.metadata[k];
+    if (v !== undefined && isObject(v) && Object.keys(v).length > 0) metadata[k] = order(v, undefined, false);
+  }
+  const spec = order(src.spec, schema.properties?.['spec'], false) as { [k: string]: Json };
+  if (spec['severity'] === undefined) spec['severity'] = DEFAULT_SEVERITY;
+  return {
+    apiVersion: doc.object.apiVersion,
+    kind: doc.kind,
+    metadata,
+    spec: order(spec, schema.properties?.['spec'], false),
+  };
+}
+
+/** The artifact path of a policy's normalized manifest. */
+export function policyManifestPath(doc: PolicyDocument): string {
+  const name = doc.object.metadata.name;
+  if (doc.kind === 'RuntimeHostPolicy') return `policies/runtimehostpolicy/${name}.yaml`;
+  return `policies/runtimepolicy/${doc.object.metadata.namespace ?? 'default'}/${name}.yaml`;
+}
