@@ -2,6 +2,10 @@
 // failure (warnings are listed in system-out), so CI dashboards show which policy broke.
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 
+/** Characters XML 1.0 cannot carry at all. */
+// eslint-disable-next-line no-control-regex
+const XML_FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
+
 /** Escapes text for XML attributes and content. */
 export function escapeXml(s: string): string {
   return (
@@ -11,9 +15,7 @@ export function escapeXml(s: string): string {
       .replace(/>/g, '&gt;')
       .replace(/"/g, '&quot;')
       .replace(/'/g, '&apos;')
-      // Characters XML 1.0 cannot carry at all.
-    // eslint-disable-next-line no-control-regex
-      .replace(
+        .replace(
         /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g,
         (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
       )
