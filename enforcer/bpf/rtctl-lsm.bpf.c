@@ -1,0 +1,689 @@
+// SPDX-License-Identifier: GPL-2.0
+/* rtctl BPF-LSM data plane: decides exec, file open, socket create/connect and capable() for the
+ * workloads in rt_workloads from the rule maps the loader fills from the compiled rule table
+ * (docs/rule-table.md "Lookup walk"; map layouts in rtctl-maps.h; design in docs/bpf-lsm.md).
+ * Block returns -EACCES; Block, Audit and posture decisions are reported on the rt_events ring
+ * buffer, and reports that do not fit are counted in rt_counters.dropped. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "rtctl-maps.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define EACCES 13
+#define FMODE_WRITE 0x2
+#define RT_FMODE_EXEC 0x20 /* __FMODE_EXEC in f_flags: the open of an exec, decided as Process */
+#define AF_INET 2
+#define AF_INET6 10
+#define AF_PACKET 17
+#define SOCK_STREAM 1
+#define SOCK_DGRAM 2
+#define SOCK_RAW 3
+#define IPPROTO_ICMP 1
+#define IPPROTO_ICMPV6 58
+#define CAP_OPT_NOAUDIT 2
+#define RT_NONE 0xffffffffu
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rt_config);
+} rt_config SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RT_MAX_INDEX * 2);
+	__type(key, struct rt_index_key);
+	__type(value, struct rt_index_val);
+} rt_index SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RT_MAX_RULES * 2);
+	__type(key, __u32);
+	__type(value, struct rt_rule);
+} rt_rules SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RT_MAX_PATTERNS * 2);
+	__type(key, __u32);
+	__type(value, struct rt_pattern);
+} rt_patterns SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RT_MAX_SOURCE_KEYS * 2);
+	__type(key, struct rt_source_key);
+	__type(value, struct rt_source_val);
+} rt_sources SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RT_MAX_WORKLOADS * 2);
+	__type(key, struct rt_workload_key);
+	__type(value, struct rt_workload);
+} rt_workloads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RT_MAX_WORKLOADS * 2);
+	__type(key, __u32);
+	__type(value, struct rt_wname);
+} rt_wnames SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} rt_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rt_counters);
+} rt_counters SEC(".maps");
+
+/* Executable paths by struct file address of mm->exe_file, remembered where bpf_d_path is allowed
+ * (exec, open, socket hooks) for the capable() hook where it is not. */
+struct rt_path {
+	char p[RT_PATH_MAX];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u64);
+	__type(value, struct rt_path);
+} rt_exe_cache SEC(".maps");
+
+/* Per-CPU working memory of one decision (the BPF stack is 512 bytes). */
+struct scratch {
+	struct rt_index_key ikey;
+	struct rt_source_key skey;
+	char res[RT_PATH_MAX];
+	char actor[RT_PATH_MAX];
+	char parent[RT_PATH_MAX];
+	struct rt_workload wl;
+	__u64 abits[RT_SRC_WORDS];
+	__u32 cand[RT_MAX_PATTERN_CANDIDATES];
+	__u64 gstate;
+	__u32 gpat;
+	__u32 ncand;
+	__u32 res_len;
+	__u32 actor_len;
+	__u32 slot;
+	__u32 generation;
+	__u32 best;
+	__u32 last_slash;
+	__u32 seen_parent;
+	__u8 cls;
+	__u8 write;
+	__u8 owner;
+	__u8 tty;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} rt_scratch SEC(".maps");
+
+static const __u32 zero = 0;
+
+/* An index into a RT_PATH_MAX array, masked in a way the compiler cannot drop (the verifier needs it). */
+static __always_inline __u32 pidx(__u32 v)
+{
+	asm volatile("%[v] &= 255" : [v] "+r"(v));
+	return v;
+}
+
+static __always_inline struct scratch *get_scratch(void)
+{
+	return bpf_map_lookup_elem(&rt_scratch, &zero);
+}
+
+static __always_inline void count(int which)
+{
+	struct rt_counters *c = bpf_map_lookup_elem(&rt_counters, &zero);
+	if (!c)
+		return;
+	if (which == 0)
+		c->decisions++;
+	else if (which == 1)
+		c->events++;
+	else
+		c->dropped++;
+}
+
+/* ---- rule evaluation ---------------------------------------------------------------------- */
+
+static __always_inline void eval_rule(struct scratch *s, __u32 r, __u8 kind, int is_parent)
+{
+	if (r >= RT_MAX_RULES || r >= s->best)
+		return;
+	__u32 idx = s->slot * RT_MAX_RULES + r;
+	struct rt_rule *rule = bpf_map_lookup_elem(&rt_rules, &idx);
+	if (!rule || !rule->present)
+		return;
+	__u32 p = rule->policy;
+	if (p >= RT_POL_WORDS * 64)
+		return;
+	if (!(s->wl.policies[(p >> 6) & (RT_POL_WORDS - 1)] & (1ULL << (p & 63))))
+		return;
+	__u8 flags = rule->flags;
+	if (kind == RT_NODE_DIR && !is_parent && !(flags & RT_FLAG_RECURSIVE))
+		return;
+	if (flags & RT_FLAG_SOURCES) {
+		__u64 any = 0;
+		for (int k = 0; k < RT_SRC_WORDS; k++)
+			any |= rule->sources[k] & s->abits[k];
+		if (!any)
+			return;
+	}
+	if ((flags & RT_FLAG_PTS) && !s->tty)
+		return;
+	/* allowedArgs: the argument list is not read by this plane (unknown = none, as the oracle treats it). */
+	int exempt = (flags & (RT_FLAG_READONLY | RT_FLAG_OWNERONLY)) != 0;
+	int acceptable = (!(flags & RT_FLAG_READONLY) || !s->write) && (!(flags & RT_FLAG_OWNERONLY) || s->owner);
+	if (rule->action == RT_ACTION_ALLOW) {
+		if (exempt && !acceptable)
+			return;
+	} else if (exempt && acceptable) {
+		return;
+	}
+	if (kind == RT_NODE_PATTERN_DIR) {
+		__u32 n = s->ncand;
+		if (n < RT_MAX_PATTERN_CANDIDATES)
+			s->cand[n & (RT_MAX_PATTERN_CANDIDATES - 1)] = r;
+		s->ncand = n + 1;
+		return;
+	}
+	s->best = r;
+}
+
+/* Evaluates the rule list of s->ikey (its class, kind and key already set). */
+static __always_inline void eval_list(struct scratch *s, __u8 kind, int is_parent)
+{
+	s->ikey.kind = kind;
+	struct rt_index_val *v = bpf_map_lookup_elem(&rt_index, &s->ikey);
+	if (!v)
+		return;
+	__u32 n = v->count;
+	for (int j = 0; j < RT_MAX_REFS; j++) {
+		if (j >= n)
+			break;
+		__u32 r = v->rules[j];
+		if (r >= s->best)
+			break;
+		eval_rule(s, r, kind, is_parent);
+	}
+}
+
+/* bpf_loop callback: one byte of the resource, from the end; at each ancestor directory D (the
+ * prefix ending at a '/'), evaluate L(DIR, D) and L(PATTERN_DIR, D). */
+static long walk_resource(__u32 i, void *ctx)
+{
+	struct scratch *s = get_scratch();
+	if (!s)
+		return 1;
+	__u32 len = s->res_len;
+	if (i >= len)
+		return 1;
+	__u32 pos = len - 1 - i;
+	if (pos + 1 < len)
+		s->ikey.key[pidx(pos + 1)] = 0;
+	if (s->res[pidx(pos)] != '/' || pos + 1 >= len)
+		return 0;
+	int is_parent = !s->seen_parent;
+	s->seen_parent = 1;
+	eval_list(s, RT_NODE_DIR, is_parent);
+	eval_list(s, RT_NODE_PATTERN_DIR, is_parent);
+	return 0;
+}
+
+/* bpf_loop callback: the actor's source ids, from its full path and its ancestor directories. */
+static long walk_actor(__u32 i, void *ctx)
+{
+	struct scratch *s = get_scratch();
+	if (!s)
+		return 1;
+	__u32 len = s->actor_len;
+	if (i >= len)
+		return 1;
+	__u32 pos = len - 1 - i;
+	if (pos + 1 < len)
+		s->skey.key[pidx(pos + 1)] = 0;
+	if (s->actor[pidx(pos)] != '/' || pos + 1 >= len)
+		return 0;
+	int is_parent = !s->seen_parent;
+	s->seen_parent = 1;
+	struct rt_source_val *v = bpf_map_lookup_elem(&rt_sources, &s->skey);
+	if (!v)
+		return 0;
+	__s32 ids[2] = { is_parent ? v->dir_id : -1, v->dir_rec_id };
+	for (int k = 0; k < 2; k++) {
+		__s32 id = ids[k];
+		if (id >= 0 && id < RT_SRC_WORDS * 64)
+			s->abits[(id >> 6) & (RT_SRC_WORDS - 1)] |= 1ULL << (id & 63);
+	}
+	return 0;
+}
+
+static long find_last_slash(__u32 i, void *ctx)
+{
+	struct scratch *s = get_scratch();
+	if (!s || i >= s->res_len)
+		return 1;
+	if (s->res[pidx(i)] == '/')
+		s->last_slash = i;
+	return 0;
+}
+
+static long copy_basename(__u32 i, void *ctx)
+{
+	struct scratch *s = get_scratch();
+	if (!s)
+		return 1;
+	__u32 from = s->last_slash + 1 + i;
+	if (from >= s->res_len || i >= RT_PATH_MAX - 1)
+		return 1;
+	s->ikey.key[pidx(i)] = s->res[pidx(from)];
+	return 0;
+}
+
+/* bpf_loop callback: one byte of the resource through the glob automaton s->gpat. */
+static long glob_step(__u32 i, void *ctx)
+{
+	struct scratch *s = get_scratch();
+	if (!s || i >= s->res_len)
+		return 1;
+	__u32 idx = s->slot * RT_MAX_PATTERNS + s->gpat;
+	struct rt_pattern *pat = bpf_map_lookup_elem(&rt_patterns, &idx);
+	if (!pat)
+		return 1;
+	__u8 b = s->res[pidx(i)];
+	__u64 st = s->gstate;
+	__u64 next = ((st & pat->accept[b]) << 1) | (st & pat->dstar);
+	if (b != '/')
+		next |= st & pat->star;
+	__u64 stars = pat->star | pat->dstar;
+	next |= (next & stars) << 1;
+	next |= (next & stars) << 1;
+	s->gstate = next;
+	return next == 0;
+}
+
+static __always_inline int glob_match(struct scratch *s, __u32 r)
+{
+	__u32 idx = s->slot * RT_MAX_RULES + (r & (RT_MAX_RULES - 1));
+	struct rt_rule *rule = bpf_map_lookup_elem(&rt_rules, &idx);
+	if (!rule || rule->pattern >= RT_MAX_PATTERNS)
+		return 0;
+	s->gpat = rule->pattern;
+	__u32 pidx = s->slot * RT_MAX_PATTERNS + s->gpat;
+	struct rt_pattern *pat = bpf_map_lookup_elem(&rt_patterns, &pidx);
+	if (!pat || pat->tokens > RT_MAX_PATTERN_TOKENS)
+		return 0;
+	__u64 stars = pat->star | pat->dstar;
+	__u64 st = 1;
+	st |= (st & stars) << 1;
+	st |= (st & stars) << 1;
+	s->gstate = st;
+	__u32 tokens = pat->tokens;
+	bpf_loop(RT_PATH_MAX, glob_step, NULL, 0);
+	return (s->gstate >> (tokens & 63)) & 1;
+}
+
+/* Decides s->res for class s->cls. Returns the winning rule index or RT_NONE in s->best. */
+static __always_inline void find_rule(struct scratch *s, const char *name, int name_is_resource)
+{
+	__u8 cls = s->cls;
+	__builtin_memset(&s->abits, 0, sizeof(s->abits));
+	if (s->wl.has_sources && s->actor_len > 0) {
+		__builtin_memset(&s->skey, 0, sizeof(s->skey));
+		s->skey.slot = s->slot;
+		__builtin_memcpy(s->skey.key, s->actor, RT_PATH_MAX);
+		struct rt_source_val *v = bpf_map_lookup_elem(&rt_sources, &s->skey);
+		if (v && v->path_id >= 0 && v->path_id < RT_SRC_WORDS * 64)
+			s->abits[(v->path_id >> 6) & (RT_SRC_WORDS - 1)] |= 1ULL << (v->path_id & 63);
+		s->seen_parent = 0;
+		bpf_loop(RT_PATH_MAX, walk_actor, NULL, 0);
+	}
+	__builtin_memset(&s->ikey, 0, sizeof(s->ikey));
+	s->ikey.slot = s->slot;
+	s->ikey.cls = cls;
+	s->best = RT_NONE;
+	s->ncand = 0;
+	if (cls == RT_CLASS_PROCESS || cls == RT_CLASS_FILE) {
+		if (s->res_len == 0)
+			return;
+		__builtin_memcpy(s->ikey.key, s->res, RT_PATH_MAX);
+		eval_list(s, RT_NODE_PATH, 0);
+		if (cls == RT_CLASS_PROCESS) {
+			__builtin_memset(s->ikey.key, 0, RT_PATH_MAX);
+			s->last_slash = 0;
+			bpf_loop(RT_PATH_MAX, find_last_slash, NULL, 0);
+			bpf_loop(RT_PATH_MAX, copy_basename, NULL, 0);
+			eval_list(s, RT_NODE_EXECNAME, 0);
+			__builtin_memcpy(s->ikey.key, s->res, RT_PATH_MAX);
+		}
+		s->seen_parent = 0;
+		bpf_loop(RT_PATH_MAX, walk_resource, NULL, 0);
+		for (int k = 0; k < RT_MAX_PATTERN_CANDIDATES; k++) {
+			if (k >= s->ncand)
+				break;
+			__u32 r = s->cand[k];
+			if (r < s->best && glob_match(s, r))
+				s->best = r;
+		}
+		return;
+	}
+	/* Network and Capabilities: the name is in s->res. */
+	__builtin_memcpy(s->ikey.key, s->res, RT_PATH_MAX);
+	if (cls == RT_CLASS_NETWORK) {
+		eval_list(s, RT_NODE_PROTOCOL, 0);
+		__builtin_memset(s->ikey.key, 0, RT_PATH_MAX);
+		s->ikey.key[0] = 'a';
+		s->ikey.key[1] = 'l';
+		s->ikey.key[2] = 'l';
+		eval_list(s, RT_NODE_PROTOCOL, 0);
+	} else {
+		eval_list(s, RT_NODE_CAPABILITY, 0);
+	}
+}
+
+/* ---- context of the acting task ----------------------------------------------------------- */
+
+static __always_inline __u32 strlen_path(const char *p)
+{
+	__u32 n = 0;
+	for (int i = 0; i < RT_PATH_MAX; i++) {
+		if (p[i] == 0)
+			break;
+		n++;
+	}
+	return n;
+}
+
+/* Fills dst (RT_PATH_MAX bytes) with the path of f, zero padded; returns its length, 0 if unknown. */
+static __always_inline __u32 file_path(struct file *f, char *dst)
+{
+	__builtin_memset(dst, 0, RT_PATH_MAX);
+	if (!f)
+		return 0;
+	long n = bpf_d_path((struct path *)&f->f_path, dst, RT_PATH_MAX);
+	if (n <= 1) {
+		__builtin_memset(dst, 0, RT_PATH_MAX);
+		return 0;
+	}
+	return (__u32)(n - 1) & (RT_PATH_MAX - 1);
+}
+
+/* The executable of task t into dst, through bpf_d_path when allowed (and remembered), else the cache. */
+static __always_inline __u32 exe_path(struct task_struct *t, char *dst, int may_d_path)
+{
+	struct file *exe = BPF_CORE_READ(t, mm, exe_file);
+	__u64 key = (__u64)exe;
+	if (!exe) {
+		__builtin_memset(dst, 0, RT_PATH_MAX);
+		return 0;
+	}
+	if (may_d_path) {
+		__u32 n = file_path(t->mm->exe_file, dst);
+		if (n > 0)
+			bpf_map_update_elem(&rt_exe_cache, &key, dst, BPF_ANY);
+		return n;
+	}
+	struct rt_path *cached = bpf_map_lookup_elem(&rt_exe_cache, &key);
+	if (!cached) {
+		__builtin_memset(dst, 0, RT_PATH_MAX);
+		return 0;
+	}
+	__builtin_memcpy(dst, cached->p, RT_PATH_MAX);
+	return strlen_path(dst);
+}
+
+static __always_inline __u32 ns_tgid(struct task_struct *t)
+{
+	struct pid *pid = BPF_CORE_READ(t, group_leader, thread_pid);
+	if (!pid)
+		return 0;
+	unsigned int level = BPF_CORE_READ(pid, level);
+	int nr = 0;
+	bpf_probe_read_kernel(&nr, sizeof(nr), &pid->numbers[level & 31].nr);
+	return nr;
+}
+
+/* Looks the current task's workload up (by cgroup, then by mount namespace) into the scratch. */
+static __always_inline struct scratch *begin(__u8 cls)
+{
+	struct rt_config *cfg = bpf_map_lookup_elem(&rt_config, &zero);
+	if (!cfg || !cfg->enabled)
+		return NULL;
+	__u32 slot = cfg->active & 1;
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct rt_workload_key k = { .slot = slot, .kind = RT_WKEY_CGROUP, .id = bpf_get_current_cgroup_id() };
+	struct rt_workload *w = bpf_map_lookup_elem(&rt_workloads, &k);
+	if (!w) {
+		k.kind = RT_WKEY_MNTNS;
+		k.id = BPF_CORE_READ(t, nsproxy, mnt_ns, ns.inum);
+		w = bpf_map_lookup_elem(&rt_workloads, &k);
+		if (!w)
+			return NULL;
+	}
+	struct scratch *s = get_scratch();
+	if (!s)
+		return NULL;
+	__builtin_memcpy(&s->wl, w, sizeof(s->wl));
+	s->slot = slot;
+	s->generation = slot ? cfg->generation[1] : cfg->generation[0];
+	s->cls = cls;
+	s->write = 0;
+	s->owner = 0;
+	s->tty = BPF_CORE_READ(t, signal, tty) != NULL;
+	count(0);
+	return s;
+}
+
+/* Applies the winner (or the posture) and reports. Returns 0 or -EACCES. */
+static __always_inline int conclude(struct scratch *s, __u32 flags, __u32 arg2, __u32 arg3, int may_d_path, int report)
+{
+	__u8 cls = s->cls & 3;
+	__u8 action;
+	__s32 rule = -1;
+	__u8 kind;
+	if (s->best != RT_NONE) {
+		__u32 idx = s->slot * RT_MAX_RULES + (s->best & (RT_MAX_RULES - 1));
+		struct rt_rule *r = bpf_map_lookup_elem(&rt_rules, &idx);
+		if (!r)
+			return 0;
+		action = r->action;
+		if (action == RT_ACTION_ALLOW)
+			return 0;
+		rule = s->best;
+		kind = action == RT_ACTION_BLOCK ? RT_EVENT_BLOCK : RT_EVENT_AUDIT;
+	} else {
+		int lp = (s->wl.lp_unscoped >> cls) & 1;
+		if (!lp) {
+			__u64 any = 0;
+			for (int k = 0; k < RT_SRC_WORDS; k++)
+				any |= s->wl.lp_sources[cls][k] & s->abits[k];
+			lp = any != 0;
+		}
+		if (!lp)
+			return 0;
+		action = s->wl.posture[cls] ? RT_ACTION_BLOCK : RT_ACTION_AUDIT;
+		kind = RT_EVENT_POSTURE;
+	}
+	int ret = action == RT_ACTION_BLOCK ? -EACCES : 0;
+	if (!report)
+		return ret;
+	struct rt_event *e = bpf_ringbuf_reserve(&rt_events, sizeof(*e), 0);
+	if (!e) {
+		count(2);
+		return ret;
+	}
+	struct task_struct *t = bpf_get_current_task_btf();
+	e->time_ns = bpf_ktime_get_boot_ns();
+	e->wid = s->wl.wid;
+	e->generation = s->generation;
+	e->pid = bpf_get_current_pid_tgid() >> 32;
+	e->ppid = BPF_CORE_READ(t, real_parent, tgid);
+	e->ns_pid = ns_tgid(t);
+	e->ns_ppid = ns_tgid(BPF_CORE_READ(t, real_parent));
+	e->uid = (__u32)bpf_get_current_uid_gid();
+	e->rule = rule;
+	e->cls = cls;
+	e->kind = kind;
+	e->action = action;
+	e->write = s->write;
+	e->err = ret ? EACCES : 0;
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
+	e->syscall = regs ? (__u32)BPF_CORE_READ(regs, orig_ax) : RT_NONE;
+	e->flags = flags;
+	e->arg2 = arg2;
+	e->arg3 = arg3;
+	e->pad = 0;
+	__builtin_memcpy(e->resource, s->res, RT_PATH_MAX);
+	__builtin_memcpy(e->exe, s->actor, RT_PATH_MAX);
+	exe_path(t->real_parent, s->parent, may_d_path);
+	__builtin_memcpy(e->parent_exe, s->parent, RT_PATH_MAX);
+	bpf_ringbuf_submit(e, 0);
+	count(1);
+	return ret;
+}
+
+/* ---- hooks -------------------------------------------------------------------------------- */
+
+SEC("lsm/bprm_check_security")
+int BPF_PROG(rt_bprm_check, struct linux_binprm *bprm, int ret)
+{
+	if (ret)
+		return ret;
+	struct scratch *s = begin(RT_CLASS_PROCESS);
+	if (!s)
+		return 0;
+	struct task_struct *t = bpf_get_current_task_btf();
+	/* The acting executable of an exec is the one running before it: the parent's in alert terms. */
+	s->actor_len = exe_path(t, s->actor, 1);
+	s->res_len = file_path(bprm->file, s->res);
+	s->owner = bprm->file->f_inode->i_uid.val == (__u32)bpf_get_current_uid_gid();
+	find_rule(s, s->res, 1);
+	return conclude(s, 0, 0, 0, 1, 1);
+}
+
+SEC("lsm/file_open")
+int BPF_PROG(rt_file_open, struct file *file, int ret)
+{
+	if (ret)
+		return ret;
+	if (file->f_flags & RT_FMODE_EXEC)
+		return 0;
+	struct scratch *s = begin(RT_CLASS_FILE);
+	if (!s)
+		return 0;
+	struct task_struct *t = bpf_get_current_task_btf();
+	s->actor_len = exe_path(t, s->actor, 1);
+	s->res_len = file_path(file, s->res);
+	s->write = (file->f_mode & FMODE_WRITE) != 0;
+	s->owner = file->f_inode->i_uid.val == (__u32)bpf_get_current_uid_gid();
+	find_rule(s, s->res, 1);
+	return conclude(s, file->f_flags, 0, 0, 1, 1);
+}
+
+/* Protocol name of a socket, as the rules write it; 0 when network rules do not apply. */
+static __always_inline int protocol_name(char *dst, int family, int type, int protocol)
+{
+	__builtin_memset(dst, 0, RT_PATH_MAX);
+	if (family == AF_PACKET) {
+		dst[0] = 'r'; dst[1] = 'a'; dst[2] = 'w';
+		return 3;
+	}
+	if (family != AF_INET && family != AF_INET6)
+		return 0;
+	type &= 0xf;
+	if (protocol == IPPROTO_ICMP || protocol == IPPROTO_ICMPV6) {
+		dst[0] = 'i'; dst[1] = 'c'; dst[2] = 'm'; dst[3] = 'p';
+		return 4;
+	}
+	if (type == SOCK_STREAM) {
+		dst[0] = 't'; dst[1] = 'c'; dst[2] = 'p';
+		return 3;
+	}
+	if (type == SOCK_DGRAM) {
+		dst[0] = 'u'; dst[1] = 'd'; dst[2] = 'p';
+		return 3;
+	}
+	if (type == SOCK_RAW) {
+		dst[0] = 'r'; dst[1] = 'a'; dst[2] = 'w';
+		return 3;
+	}
+	return 0;
+}
+
+static __always_inline int decide_socket(int family, int type, int protocol)
+{
+	struct scratch *s = begin(RT_CLASS_NETWORK);
+	if (!s)
+		return 0;
+	s->res_len = protocol_name(s->res, family, type, protocol);
+	if (!s->res_len)
+		return 0;
+	struct task_struct *t = bpf_get_current_task_btf();
+	s->actor_len = exe_path(t, s->actor, 1);
+	find_rule(s, s->res, 0);
+	return conclude(s, family, type, protocol, 1, 1);
+}
+
+SEC("lsm/socket_create")
+int BPF_PROG(rt_socket_create, int family, int type, int protocol, int kern, int ret)
+{
+	if (ret || kern)
+		return ret;
+	return decide_socket(family, type, protocol);
+}
+
+SEC("lsm/socket_connect")
+int BPF_PROG(rt_socket_connect, struct socket *sock, struct sockaddr *address, int addrlen, int ret)
+{
+	if (ret)
+		return ret;
+	struct sock *sk = sock->sk;
+	if (!sk)
+		return 0;
+	return decide_socket(sk->__sk_common.skc_family, sock->type, sk->sk_protocol);
+}
+
+/* Capability names without the cap_ prefix, by number (include/uapi/linux/capability.h). */
+static const char cap_names[41][20] = {
+	"chown", "dac_override", "dac_read_search", "fowner", "fsetid", "kill", "setgid", "setuid",
+	"setpcap", "linux_immutable", "net_bind_service", "net_broadcast", "net_admin", "net_raw",
+	"ipc_lock", "ipc_owner", "sys_module", "sys_rawio", "sys_chroot", "sys_ptrace", "sys_pacct",
+	"sys_admin", "sys_boot", "sys_nice", "sys_resource", "sys_time", "sys_tty_config", "mknod",
+	"lease", "audit_write", "audit_control", "setfcap", "mac_override", "mac_admin", "syslog",
+	"wake_alarm", "block_suspend", "audit_read", "perfmon", "bpf", "checkpoint_restore",
+};
+
+SEC("lsm/capable")
+int BPF_PROG(rt_capable, const struct cred *cred, struct user_namespace *ns, int cap, unsigned int opts, int ret)
+{
+	if (ret)
+		return ret;
+	__u32 c = (__u32)cap;
+	asm volatile("%[v] &= 63" : [v] "+r"(c));
+	if (c > 40 || cap != (int)c)
+		return 0;
+	struct scratch *s = begin(RT_CLASS_CAPABILITIES);
+	if (!s)
+		return 0;
+	__builtin_memset(s->res, 0, RT_PATH_MAX);
+	bpf_probe_read_kernel_str(s->res, 20, cap_names[c]);
+	s->res_len = strlen_path(s->res);
+	struct task_struct *t = bpf_get_current_task_btf();
+	s->actor_len = exe_path(t, s->actor, 0);
+	find_rule(s, s->res, 0);
+	return conclude(s, cap, 0, 0, 0, !(opts & CAP_OPT_NOAUDIT));
+}

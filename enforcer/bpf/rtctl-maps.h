@@ -1,0 +1,169 @@
+/* Map layouts shared by the BPF-LSM programs (rtctl-lsm.bpf.c), the loader (loader/rtctl-bpf-loader.c)
+ * and the TypeScript encoder (map-layout.ts, which must mirror every offset here). All structs have
+ * explicit padding, so the layout is the same for clang -target bpf and for x86-64 gcc.
+ *
+ * Every table map carries a slot (0 or 1) in its key or index: the loader fills the inactive slot,
+ * then flips rt_config.active, so an operation is decided wholly by one state (docs/bpf-lsm.md). */
+#ifndef RTCTL_MAPS_H
+#define RTCTL_MAPS_H
+
+#define RT_PATH_MAX 256        /* bytes of a path, NUL included; longer paths are not matched */
+#define RT_MAX_REFS 32         /* rule indices per index node */
+#define RT_SRC_WORDS 4         /* 256 distinct fromSource records */
+#define RT_POL_WORDS 16        /* 1024 policies */
+#define RT_MAX_RULES 8192      /* per slot */
+#define RT_MAX_INDEX 16384     /* index nodes per slot */
+#define RT_MAX_PATTERNS 256    /* glob rules per slot */
+#define RT_MAX_PATTERN_TOKENS 63
+#define RT_MAX_SOURCE_KEYS 1024
+#define RT_MAX_WORKLOADS 1024  /* per slot */
+#define RT_WNAME_MAX 128
+#define RT_MAX_PATTERN_CANDIDATES 16
+
+/* Operation classes and index node kinds, as in docs/rule-table.md. */
+#define RT_CLASS_PROCESS 0
+#define RT_CLASS_FILE 1
+#define RT_CLASS_NETWORK 2
+#define RT_CLASS_CAPABILITIES 3
+
+#define RT_NODE_PATH 1
+#define RT_NODE_EXECNAME 2
+#define RT_NODE_DIR 3
+#define RT_NODE_PATTERN_DIR 4
+#define RT_NODE_PROTOCOL 5
+#define RT_NODE_CAPABILITY 6
+
+#define RT_ACTION_ALLOW 0
+#define RT_ACTION_AUDIT 1
+#define RT_ACTION_BLOCK 2
+
+#define RT_FLAG_RECURSIVE 1
+#define RT_FLAG_READONLY 2
+#define RT_FLAG_OWNERONLY 4
+#define RT_FLAG_PTS 8
+#define RT_FLAG_ARGS 16
+#define RT_FLAG_SOURCES 128 /* set by the encoder: the rule has fromSource records */
+
+/* Workload key kinds. */
+#define RT_WKEY_CGROUP 1
+#define RT_WKEY_MNTNS 2
+
+/* Event kinds. */
+#define RT_EVENT_BLOCK 1
+#define RT_EVENT_AUDIT 2
+#define RT_EVENT_POSTURE 3
+
+/* rt_config[0] (array, 1 entry) */
+struct rt_config {
+	__u32 active;          /* slot in force: 0 or 1 */
+	__u32 generation[2];   /* state generation per slot */
+	__u32 workloads[2];    /* workload count per slot */
+	__u32 enabled;         /* 0: every hook returns 0 without deciding */
+	__u32 pad[2];
+};
+
+/* rt_index (hash): (slot, class, kind, key) -> rule indices ascending */
+struct rt_index_key {
+	__u32 slot;
+	__u8 cls;
+	__u8 kind;
+	__u16 pad;
+	char key[RT_PATH_MAX]; /* zero padded */
+};
+struct rt_index_val {
+	__u32 count;
+	__u32 rules[RT_MAX_REFS];
+};
+
+/* rt_rules (array): index slot * RT_MAX_RULES + rule */
+struct rt_rule {
+	__u32 policy;
+	__u8 cls;
+	__u8 matcher;
+	__u8 action;
+	__u8 flags;
+	__u32 pattern;  /* pattern id for glob rules */
+	__u32 present;  /* 1 when the entry is in use */
+	__u64 sources[RT_SRC_WORDS]; /* bit per source id */
+};
+
+/* rt_patterns (array): index slot * RT_MAX_PATTERNS + id. Bit i of a mask is token i; the pattern
+ * matches when bit `tokens` of the state is set after the last byte. */
+struct rt_pattern {
+	__u32 tokens;
+	__u32 pad;
+	__u64 star;         /* `*` tokens: loop on any byte but '/' */
+	__u64 dstar;        /* `**` tokens: loop on any byte */
+	__u64 accept[256];  /* tokens that consume byte b and advance */
+};
+
+/* rt_sources (hash): (slot, path or directory with trailing '/') -> source ids (-1: none) */
+struct rt_source_key {
+	__u32 slot;
+	__u32 pad;
+	char key[RT_PATH_MAX];
+};
+struct rt_source_val {
+	__s32 path_id;    /* a `path` source equal to the key */
+	__s32 dir_id;     /* a non-recursive `dir` source equal to the key */
+	__s32 dir_rec_id; /* a recursive `dir` source equal to the key */
+	__u32 pad;
+};
+
+/* rt_workloads (hash): (slot, key kind, id) -> workload */
+struct rt_workload_key {
+	__u32 slot;
+	__u32 kind; /* RT_WKEY_* */
+	__u64 id;   /* cgroup id or mount namespace inode */
+};
+struct rt_workload {
+	__u32 wid;        /* index into rt_wnames and the apply request's workload list */
+	__u8 posture[4];  /* per class: 0 audit, 1 block (Process carries the file posture) */
+	__u8 lp_unscoped; /* bit c: some selected policy has an Allow rule of class c without fromSource */
+	__u8 has_sources; /* 1: some rule or least-permissive source needs the actor's source bits */
+	__u16 pad;
+	__u32 pad2;
+	__u64 policies[RT_POL_WORDS];
+	__u64 lp_sources[4][RT_SRC_WORDS];
+};
+
+/* rt_wnames (array): index slot * RT_MAX_WORKLOADS + wid */
+struct rt_wname {
+	char key[RT_WNAME_MAX];
+};
+
+/* rt_counters (per-CPU array, 1 entry) */
+struct rt_counters {
+	__u64 decisions;
+	__u64 events;
+	__u64 dropped;
+	__u64 pad;
+};
+
+/* Ring buffer record. */
+struct rt_event {
+	__u64 time_ns;      /* CLOCK_BOOTTIME; the loader converts to wall clock */
+	__u32 wid;
+	__u32 generation;
+	__u32 pid;          /* host tgid */
+	__u32 ppid;         /* host tgid of the real parent */
+	__u32 ns_pid;
+	__u32 ns_ppid;
+	__u32 uid;
+	__s32 rule;         /* -1: posture */
+	__u8 cls;
+	__u8 kind;          /* RT_EVENT_* */
+	__u8 action;        /* RT_ACTION_AUDIT or RT_ACTION_BLOCK */
+	__u8 write;
+	__s32 err;          /* errno returned (positive), 0 when allowed */
+	__u32 syscall;      /* syscall number of the acting task, -1 unknown */
+	__u32 flags;        /* File: open flags. Network: family. Capabilities: capability number */
+	__u32 arg2;         /* Network: type */
+	__u32 arg3;         /* Network: protocol */
+	__u32 pad;
+	char resource[RT_PATH_MAX];
+	char exe[RT_PATH_MAX];
+	char parent_exe[RT_PATH_MAX];
+};
+
+#endif
