@@ -1,9 +1,10 @@
 // Every compiler backend, in one array; `rtctl compile --target <name>` selects among them.
 import type { Backend } from './backend.js';
 import { crdBackend } from './crd/crd-backend.js';
+import { RULES_BACKEND } from './rules/rules-backend.js';
 
 /** All backends. Add a backend here to add a target. */
-export const BACKENDS: readonly Backend[] = [crdBackend];
+export const BACKENDS: readonly Backend[] = [crdBackend, RULES_BACKEND];
 
 /** The backend with this target name, if any. */
 export function findBackend(name: string): Backend | undefined {

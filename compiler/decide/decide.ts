@@ -18,7 +18,7 @@ import {
   type DecisionAlert,
   type RuleReference,
 } from './decision.js';
-import { getActor, matchesRule, matchesSource } from './match-rule.js';
+import { getActor, isMatcherForOperation, matchesRule, matchesSource } from './match-rule.js';
 import { compareRulePrecedence, type PolicyRule } from './precedence.js';
 import { selectPolicies } from './select-policies.js';
 
@@ -78,6 +78,7 @@ function findLeastPermissiveRule(
   let best: PolicyRule | undefined;
   for (const c of candidates) {
     if (c.rule.action !== Action.Allow || c.rule.operation !== operation.operation) continue;
+    if (!isMatcherForOperation(c.rule.matcher, c.rule.operation)) continue;
     const scoped = c.rule.fromSource.length > 0;
     if (scoped && (actor === undefined || !c.rule.fromSource.some((s) => matchesSource(s, actor)))) continue;
     if (best === undefined || compareRulePrecedence(c, best) < 0) best = c;

@@ -10,6 +10,24 @@ export function normalizeCapability(name: string): string {
   return lower.startsWith('cap_') ? lower.slice(4) : lower;
 }
 
+/** True when the matcher kind belongs to the operation class (paths for Process/File, protocols, capabilities). */
+export function isMatcherForOperation(matcher: Matcher, operation: Operation): boolean {
+  switch (operation) {
+    case Operation.Process:
+    case Operation.File:
+      return (
+        matcher.kind === 'path' ||
+        matcher.kind === 'execname' ||
+        matcher.kind === 'directory' ||
+        matcher.kind === 'pattern'
+      );
+    case Operation.Network:
+      return matcher.kind === 'protocol';
+    case Operation.Capabilities:
+      return matcher.kind === 'capability';
+  }
+}
+
 /** True when the matcher matches the operation's resource. */
 export function matchesResource(matcher: Matcher, operation: OperationRequest): boolean {
   const resource = operation.resource;
@@ -50,6 +68,7 @@ export function isRuleApplicable(rule: Rule, operation: OperationRequest): boole
 /** True when the rule matches the operation (resource, source, terminal, arguments, exemptions). */
 export function matchesRule(rule: Rule, operation: OperationRequest): boolean {
   if (rule.operation !== operation.operation) return false;
+  if (!isMatcherForOperation(rule.matcher, rule.operation)) return false;
   if (!matchesResource(rule.matcher, operation)) return false;
   if (rule.fromSource.length > 0) {
     const actor = getActor(operation);

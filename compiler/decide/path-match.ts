@@ -30,40 +30,35 @@ export function getDirectoryDepth(dir: string): number {
   return n - 1;
 }
 
-const compiledGlobs = new Map<string, RegExp>();
-
-function compileGlob(pattern: string): RegExp {
-  const bytes = Buffer.from(pattern, 'utf8').toString('latin1');
-  let source = '^';
-  let i = 0;
-  while (i < bytes.length) {
-    const ch = bytes[i] ?? '';
-    if (ch === '*') {
-      let j = i;
-      while (bytes[j] === '*') j++;
-      source += j - i >= 2 ? '[\\s\\S]*' : '[^/]*';
-      i = j;
-      continue;
-    }
-    if (ch === '?') source += '[^/]';
-    else source += `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`;
-    i++;
-  }
-  return new RegExp(`${source}$`);
-}
-
 /**
  * Glob match over the whole path, byte-wise: `**` any bytes including `/`, `*` any bytes but `/`,
- * `?` one byte other than `/`, everything else literal.
+ * `?` one byte other than `/`, everything else literal. Memoised recursion: O(pattern × path).
  */
 export function matchesGlob(pattern: string, path: string): boolean {
-  let re = compiledGlobs.get(pattern);
-  if (re === undefined) {
-    re = compileGlob(pattern);
-    if (compiledGlobs.size > 10_000) compiledGlobs.clear();
-    compiledGlobs.set(pattern, re);
-  }
-  return re.test(Buffer.from(path, 'utf8').toString('latin1'));
+  const p = Buffer.from(pattern, 'utf8');
+  const s = Buffer.from(path, 'utf8');
+  const SLASH = 0x2f;
+  const STAR = 0x2a;
+  const memo = new Map<number, boolean>();
+  const match = (pi: number, si: number): boolean => {
+    const key = pi * (s.length + 1) + si;
+    const known = memo.get(key);
+    if (known !== undefined) return known;
+    let result: boolean;
+    if (pi === p.length) result = si === s.length;
+    else if (p[pi] === STAR) {
+      let end = pi;
+      while (p[end] === STAR) end++;
+      const crossing = end - pi >= 2;
+      // Either the star run matches nothing more, or it eats one byte and stays.
+      result = match(end, si) || (si < s.length && (crossing || s[si] !== SLASH) && match(pi, si + 1));
+    } else if (si === s.length) result = false;
+    else if (p[pi] === 0x3f) result = s[si] !== SLASH && match(pi + 1, si + 1);
+    else result = p[pi] === s[si] && match(pi + 1, si + 1);
+    memo.set(key, result);
+    return result;
+  };
+  return match(0, 0);
 }
 
 /** The literal directory a glob starts with: up to the last `/` before the first `*` or `?`. */

@@ -1,0 +1,631 @@
+// The TypeScript reader of the binary rule table: validates a table once, then answers lookups with
+// the walk of docs/rule-table.md (hash probes per ancestor directory, never a scan over all rules).
+// It is the reference for the C readers and is tested against the decision oracle.
+import { Action, Operation, PolicyKind } from '../../ir/rule-set.js';
+import {
+  Posture,
+  WorkloadKind,
+  type OperationRequest,
+  type Postures,
+  type Workload,
+} from '../../decide/decision-input.js';
+import {
+  AlertResult,
+  AlertType,
+  DEFAULT_POSTURE_POLICY,
+  DecisionBasis,
+  type Decision,
+  type DecisionAlert,
+  type RuleReference,
+} from '../../decide/decision.js';
+import { getPosture } from '../../decide/decide.js';
+import { normalizeCapability } from '../../decide/match-rule.js';
+import { matchGlobBytes, tokenizeGlob } from './match-glob-bytes.js';
+import {
+  ACTION_BY_CODE,
+  CLASS_CODES,
+  HEADER_SIZE,
+  Header,
+  LABEL_RECORD_SIZE,
+  LabelOp,
+  MAGIC,
+  NODE_RECORD_SIZE,
+  NodeKind,
+  POLICY_RECORD_SIZE,
+  RULE_RECORD_SIZE,
+  RuleFlag,
+  SOURCE_RECORD_SIZE,
+  SourceCode,
+  VERSION_MAJOR,
+  hashNodeKey,
+} from './rule-table-format.js';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const SLASH = 0x2f;
+const NONE = 0xffff_ffff;
+
+/** The policies selecting one workload, computed once per workload. */
+export interface PolicySet {
+  /** Bit `p` set: policy `p` selects the workload. */
+  bits: Uint8Array;
+  /** OR of the selected policies' `allow_unscoped` class bits. */
+  allowUnscoped: number;
+  workloadKind: WorkloadKind;
+}
+
+/** A policy record, decoded. */
+export interface TablePolicy {
+  name: string;
+  namespace: string;
+  kind: PolicyKind;
+  file: string;
+  line: number;
+}
+
+/** Result of reading a table: the table, or why it is not a valid one. */
+export type ReadRuleTableResult = { ok: true; table: RuleTable } | { ok: false; error: string };
+
+interface Sections {
+  stringOffset: number;
+  stringSize: number;
+  policyOffset: number;
+  policyCount: number;
+  labelOffset: number;
+  labelCount: number;
+  ruleOffset: number;
+  ruleCount: number;
+  sourceOffset: number;
+  sourceCount: number;
+  refOffset: number;
+  refCount: number;
+  nodeOffset: number;
+  nodeCount: number;
+  bucketOffset: number;
+  bucketCount: number;
+}
+
+class TableError extends Error {}
+
+function fail(message: string): never {
+  throw new TableError(message);
+}
+
+/** Reads and validates a rule table. A malformed table is an error result, never an exception. */
+export function readRuleTable(bytes: Uint8Array): ReadRuleTableResult {
+  try {
+    return { ok: true, table: new RuleTable(bytes) };
+  } catch (e) {
+    if (e instanceof TableError) return { ok: false, error: e.message };
+    throw e;
+  }
+}
+
+function hasBit(bits: Uint8Array, i: number): boolean {
+  return ((bits[i >>> 3] ?? 0) & (1 << (i & 7))) !== 0;
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function startsWithBytes(a: Uint8Array, prefix: Uint8Array): boolean {
+  if (a.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (a[i] !== prefix[i]) return false;
+  return true;
+}
+
+/** Byte indices `i < len - 1` of every `/` (ancestor directory `path[0..i]`), shallowest first. */
+function listAncestorEnds(path: Uint8Array): number[] {
+  const ends: number[] = [];
+  for (let i = 0; i < path.length - 1; i++) if (path[i] === SLASH) ends.push(i);
+  return ends;
+}
+
+/** True when `path` is in directory `dir` (ends in `/`): directly, or at any depth when recursive. */
+function isInDirectoryBytes(path: Uint8Array, dir: Uint8Array, recursive: boolean): boolean {
+  if (path.length <= dir.length || !startsWithBytes(path, dir)) return false;
+  if (recursive) return true;
+  for (let i = dir.length; i < path.length - 1; i++) if (path[i] === SLASH) return false;
+  return true;
+}
+
+/** A validated rule table. */
+export class RuleTable {
+  private readonly view: DataView;
+  private readonly s: Sections;
+  private readonly globs = new Map<number, Int16Array>();
+
+  constructor(private readonly bytes: Uint8Array) {
+    if (bytes.length < HEADER_SIZE)
+      fail(`table is ${bytes.length} bytes, shorter than the ${HEADER_SIZE}-byte header`);
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (let i = 0; i < MAGIC.length; i++) if (bytes[i] !== MAGIC[i]) fail('bad magic: not a rule table');
+    const major = this.view.getUint16(Header.versionMajor, true);
+    if (major !== VERSION_MAJOR)
+      fail(`unsupported rule table version ${major}.x (this reader reads ${VERSION_MAJOR}.x)`);
+    const u32 = (o: number): number => this.view.getUint32(o, true);
+    if (u32(Header.headerSize) < HEADER_SIZE) fail('header_size is smaller than 128');
+    if (u32(Header.fileSize) !== bytes.length)
+      fail(`file_size ${u32(Header.fileSize)} differs from the ${bytes.length} bytes read`);
+    this.s = {
+      stringOffset: u32(Header.stringOffset),
+      stringSize: u32(Header.stringSize),
+      policyOffset: u32(Header.policyOffset),
+      policyCount: u32(Header.policyCount),
+      labelOffset: u32(Header.labelOffset),
+      labelCount: u32(Header.labelCount),
+      ruleOffset: u32(Header.ruleOffset),
+      ruleCount: u32(Header.ruleCount),
+      sourceOffset: u32(Header.sourceOffset),
+      sourceCount: u32(Header.sourceCount),
+      refOffset: u32(Header.refOffset),
+      refCount: u32(Header.refCount),
+      nodeOffset: u32(Header.nodeOffset),
+      nodeCount: u32(Header.nodeCount),
+      bucketOffset: u32(Header.bucketOffset),
+      bucketCount: u32(Header.bucketCount),
+    };
+    this.validate();
+  }
+
+  private u32(o: number): number {
+    return this.view.getUint32(o, true);
+  }
+
+  private u8(o: number): number {
+    return this.view.getUint8(o);
+  }
+
+  private checkSection(name: string, offset: number, count: number, size: number): void {
+    if (offset % 8 !== 0) fail(`${name} section offset ${offset} is not 8-aligned`);
+    if (offset < HEADER_SIZE || offset + count * size > this.bytes.length)
+      fail(`${name} section lies outside the table`);
+  }
+
+  private checkString(ref: number, what: string): void {
+    if (ref % 4 !== 0 || ref + 5 > this.s.stringSize)
+      fail(`${what}: string reference ${ref} outside the string table`);
+    const len = this.u32(this.s.stringOffset + ref);
+    if (ref + 4 + len + 1 > this.s.stringSize) fail(`${what}: string at ${ref} overruns the string table`);
+  }
+
+  private checkRange(start: number, count: number, total: number, what: string): void {
+    if (start + count > total) fail(`${what}: range ${start}+${count} exceeds ${total}`);
+  }
+
+  private validate(): void {
+    const s = this.s;
+    this.checkSection('string', s.stringOffset, s.stringSize, 1);
+    this.checkSection('policy', s.policyOffset, s.policyCount, POLICY_RECORD_SIZE);
+    this.checkSection('label', s.labelOffset, s.labelCount, LABEL_RECORD_SIZE);
+    this.checkSection('rule', s.ruleOffset, s.ruleCount, RULE_RECORD_SIZE);
+    this.checkSection('source', s.sourceOffset, s.sourceCount, SOURCE_RECORD_SIZE);
+    this.checkSection('ref', s.refOffset, s.refCount, 4);
+    this.checkSection('node', s.nodeOffset, s.nodeCount, NODE_RECORD_SIZE);
+    this.checkSection('bucket', s.bucketOffset, s.bucketCount, 4);
+    if (s.bucketCount < 16 || (s.bucketCount & (s.bucketCount - 1)) !== 0)
+      fail('bucket_count is not a power of two ≥ 16');
+    if (s.bucketCount < 2 * s.nodeCount) fail('bucket_count is less than twice node_count');
+    if (s.ruleCount >= NONE) fail('too many rules');
+    for (let p = 0; p < s.policyCount; p++) {
+      const at = s.policyOffset + p * POLICY_RECORD_SIZE;
+      this.checkString(this.u32(at), `policy ${p} name`);
+      this.checkString(this.u32(at + 4), `policy ${p} namespace`);
+      if (this.u8(at + 8) > 1) fail(`policy ${p}: unknown kind ${this.u8(at + 8)}`);
+      this.checkRange(this.u32(at + 12), this.u32(at + 16), s.labelCount, `policy ${p} labels`);
+      this.checkString(this.u32(at + 20), `policy ${p} file`);
+    }
+    for (let l = 0; l < s.labelCount; l++) {
+      const at = s.labelOffset + l * LABEL_RECORD_SIZE;
+      this.checkString(this.u32(at), `label ${l} key`);
+      this.checkString(this.u32(at + 4), `label ${l} value`);
+      if (this.u8(at + 8) > LabelOp.notIn) fail(`label ${l}: unknown operator`);
+    }
+    for (let r = 0; r < s.ruleCount; r++) {
+      const at = s.ruleOffset + r * RULE_RECORD_SIZE;
+      if (this.u32(at) >= s.policyCount) fail(`rule ${r}: policy index out of range`);
+      if (this.u8(at + 4) > 3) fail(`rule ${r}: unknown class`);
+      if (this.u8(at + 5) < 1 || this.u8(at + 5) > 6) fail(`rule ${r}: unknown matcher kind`);
+      if (this.u8(at + 6) > 2) fail(`rule ${r}: unknown action`);
+      for (const o of [8, 28, 48, 60]) this.checkString(this.u32(at + o), `rule ${r}`);
+      this.checkRange(this.u32(at + 16), this.u32(at + 20), s.sourceCount, `rule ${r} sources`);
+      for (const o of [32, 40]) {
+        const start = this.u32(at + o);
+        const count = this.u32(at + o + 4);
+        this.checkRange(start, count, s.refCount, `rule ${r} strings`);
+        for (let i = 0; i < count; i++)
+          this.checkString(this.u32(s.refOffset + 4 * (start + i)), `rule ${r}`);
+      }
+    }
+    for (let i = 0; i < s.sourceCount; i++) {
+      const at = s.sourceOffset + i * SOURCE_RECORD_SIZE;
+      this.checkString(this.u32(at), `source ${i}`);
+      const kind = this.u8(at + 4);
+      if (kind !== SourceCode.path && kind !== SourceCode.directory) fail(`source ${i}: unknown kind`);
+    }
+    for (let n = 0; n < s.nodeCount; n++) {
+      const at = s.nodeOffset + n * NODE_RECORD_SIZE;
+      this.checkString(this.u32(at + 8), `node ${n} key`);
+      const start = this.u32(at + 16);
+      const count = this.u32(at + 20);
+      this.checkRange(start, count, s.refCount, `node ${n} rules`);
+      let last = -1;
+      for (let i = 0; i < count; i++) {
+        const r = this.u32(s.refOffset + 4 * (start + i));
+        if (r >= s.ruleCount || r <= last) fail(`node ${n}: rule list not ascending rule indices`);
+        last = r;
+      }
+    }
+    let empty = 0;
+    for (let b = 0; b < s.bucketCount; b++) {
+      const v = this.u32(s.bucketOffset + 4 * b);
+      if (v === 0) empty++;
+      else if (v > s.nodeCount) fail(`bucket ${b}: node index out of range`);
+    }
+    if (empty === 0) fail('no empty bucket: probes would not terminate');
+  }
+
+  private getStringBytes(ref: number): Uint8Array {
+    const at = this.s.stringOffset + ref;
+    const len = this.u32(at);
+    return this.bytes.subarray(at + 4, at + 4 + len);
+  }
+
+  private getString(ref: number): string {
+    return decoder.decode(this.getStringBytes(ref));
+  }
+
+  /** Number of policies. */
+  get policyCount(): number {
+    return this.s.policyCount;
+  }
+
+  /** Number of rules. */
+  get ruleCount(): number {
+    return this.s.ruleCount;
+  }
+
+  /** The decoded policy record `p`. */
+  getPolicy(p: number): TablePolicy {
+    const at = this.s.policyOffset + p * POLICY_RECORD_SIZE;
+    return {
+      name: this.getString(this.u32(at)),
+      namespace: this.getString(this.u32(at + 4)),
+      kind: this.u8(at + 8) === 1 ? PolicyKind.RuntimeHostPolicy : PolicyKind.RuntimePolicy,
+      file: this.getString(this.u32(at + 20)),
+      line: this.u32(at + 24),
+    };
+  }
+
+  private isPolicySelecting(p: number, workload: Workload): boolean {
+    const at = this.s.policyOffset + p * POLICY_RECORD_SIZE;
+    const host = this.u8(at + 8) === 1;
+    if (host !== (workload.kind === WorkloadKind.Host)) return false;
+    if (!host && this.getString(this.u32(at + 4)) !== workload.namespace) return false;
+    const labels = host ? workload.nodeLabels : workload.labels;
+    const start = this.u32(at + 12);
+    const count = this.u32(at + 16);
+    const groups = new Map<number, { op: number; hit: boolean }>();
+    for (let i = start; i < start + count; i++) {
+      const l = this.s.labelOffset + i * LABEL_RECORD_SIZE;
+      const key = this.getString(this.u32(l));
+      const value = this.getString(this.u32(l + 4));
+      const op = this.u8(l + 8);
+      const present = Object.hasOwn(labels, key) && (labels[key] === value || (host && value === '*'));
+      if (op === LabelOp.equals) {
+        if (!present) return false;
+        continue;
+      }
+      const group = this.view.getUint16(l + 10, true);
+      const g = groups.get(group) ?? { op, hit: false };
+      g.hit ||= present;
+      groups.set(group, g);
+    }
+    for (const g of groups.values()) if (g.hit !== (g.op === LabelOp.in)) return false;
+    return true;
+  }
+
+  /** The policy set of a workload (evaluates every policy's selector once). */
+  selectPolicies(workload: Workload): PolicySet {
+    const bits = new Uint8Array((this.s.policyCount + 7) >>> 3);
+    let allowUnscoped = 0;
+    for (let p = 0; p < this.s.policyCount; p++) {
+      if (!this.isPolicySelecting(p, workload)) continue;
+      bits[p >>> 3] = (bits[p >>> 3] ?? 0) | (1 << (p & 7));
+      allowUnscoped |= this.u8(this.s.policyOffset + p * POLICY_RECORD_SIZE + 9);
+    }
+    return { bits, allowUnscoped, workloadKind: workload.kind };
+  }
+
+  /** Finds the index node `(class, kind, key)`; returns its rule-list range or null. */
+  private findNode(
+    classCode: number,
+    kind: number,
+    key: Uint8Array,
+  ): { start: number; count: number } | null {
+    const h = hashNodeKey(classCode, kind, key);
+    const mask = this.s.bucketCount - 1;
+    let i = h.lo & mask;
+    for (;;) {
+      const v = this.u32(this.s.bucketOffset + 4 * i);
+      if (v === 0) return null;
+      const at = this.s.nodeOffset + (v - 1) * NODE_RECORD_SIZE;
+      if (
+        this.u32(at) === h.lo &&
+        this.u32(at + 4) === h.hi &&
+        this.u8(at + 12) === classCode &&
+        this.u8(at + 13) === kind &&
+        equalBytes(this.getStringBytes(this.u32(at + 8)), key)
+      ) {
+        return { start: this.s.refOffset + 4 * this.u32(at + 16), count: this.u32(at + 20) };
+      }
+      i = (i + 1) & mask;
+    }
+  }
+
+  private matchesSources(at: number, actor: Uint8Array | undefined): boolean {
+    const count = this.u32(at + 20);
+    if (count === 0) return true;
+    if (actor === undefined) return false;
+    const start = this.u32(at + 16);
+    for (let i = start; i < start + count; i++) {
+      const so = this.s.sourceOffset + i * SOURCE_RECORD_SIZE;
+      const value = this.getStringBytes(this.u32(so));
+      if (this.u8(so + 4) === SourceCode.path) {
+        if (equalBytes(actor, value)) return true;
+      } else if (isInDirectoryBytes(actor, value, this.u8(so + 5) === 1)) return true;
+    }
+    return false;
+  }
+
+  private matchesArgs(at: number, args: readonly string[] | undefined): boolean {
+    const start = this.u32(at + 40);
+    const count = this.u32(at + 44);
+    const allowed = new Set<string>();
+    for (let i = start; i < start + count; i++)
+      allowed.add(this.getString(this.u32(this.s.refOffset + 4 * i)));
+    return (args ?? []).every((a) => allowed.has(a));
+  }
+
+  private isApplicable(flags: number, action: number, write: boolean, owner: boolean): boolean {
+    const readOnly = (flags & RuleFlag.readOnly) !== 0;
+    const ownerOnly = (flags & RuleFlag.ownerOnly) !== 0;
+    const exempt = readOnly || ownerOnly;
+    const acceptable = (!readOnly || !write) && (!ownerOnly || owner);
+    return ACTION_BY_CODE[action] === Action.Allow ? !exempt || acceptable : !(exempt && acceptable);
+  }
+
+  private getGlobTokens(r: number, at: number): Int16Array {
+    let tokens = this.globs.get(r);
+    if (tokens === undefined) {
+      tokens = tokenizeGlob(this.getStringBytes(this.u32(at + 8)));
+      this.globs.set(r, tokens);
+    }
+    return tokens;
+  }
+
+  /** The best (lowest) matching rule index of the given node's list, or `best` if none beats it. */
+  private scanNode(
+    node: { start: number; count: number } | null,
+    best: number,
+    set: PolicySet,
+    op: OperationRequest,
+    resource: Uint8Array,
+    actor: Uint8Array | undefined,
+    condition: 'none' | 'parent' | 'ancestor' | 'glob',
+  ): number {
+    if (node === null) return best;
+    const write = op.operation === Operation.File && op.write;
+    for (let i = 0; i < node.count; i++) {
+      const r = this.u32(node.start + 4 * i);
+      if (r >= best) break;
+      const at = this.s.ruleOffset + r * RULE_RECORD_SIZE;
+      if (!hasBit(set.bits, this.u32(at))) continue;
+      const flags = this.u8(at + 7);
+      if (condition === 'ancestor' && (flags & RuleFlag.recursive) === 0) continue;
+      if (condition === 'glob' && !matchGlobBytes(this.getGlobTokens(r, at), resource)) continue;
+      if (!this.matchesSources(at, actor)) continue;
+      if ((flags & RuleFlag.pts) !== 0 && op.tty !== true) continue;
+      if ((flags & RuleFlag.hasArgs) !== 0 && !this.matchesArgs(at, op.args)) continue;
+      if (!this.isApplicable(flags, this.u8(at + 6), write, op.owner)) continue;
+      return r;
+    }
+    return best;
+  }
+
+  /** The index of the rule that decides the operation for this policy set, or null when none matches. */
+  findDecidingRule(set: PolicySet, op: OperationRequest): number | null {
+    const classCode = CLASS_CODES[op.operation];
+    const actorText = op.operation === Operation.Process ? op.parentExecutable : op.executable;
+    const actor = actorText === undefined ? undefined : encoder.encode(actorText);
+    let best = NONE;
+    if (op.operation === Operation.Network) {
+      const proto = encoder.encode(op.resource.toLowerCase());
+      best = this.scanNode(
+        this.findNode(classCode, NodeKind.protocol, proto),
+        best,
+        set,
+        op,
+        proto,
+        actor,
+        'none',
+      );
+      const all = encoder.encode('all');
+      best = this.scanNode(
+        this.findNode(classCode, NodeKind.protocol, all),
+        best,
+        set,
+        op,
+        proto,
+        actor,
+        'none',
+      );
+    } else if (op.operation === Operation.Capabilities) {
+      const cap = encoder.encode(normalizeCapability(op.resource));
+      best = this.scanNode(
+        this.findNode(classCode, NodeKind.capability, cap),
+        best,
+        set,
+        op,
+        cap,
+        actor,
+        'none',
+      );
+    } else {
+      const res = encoder.encode(op.resource);
+      best = this.scanNode(this.findNode(classCode, NodeKind.path, res), best, set, op, res, actor, 'none');
+      const base = res.subarray(res.lastIndexOf(SLASH) + 1);
+      best = this.scanNode(
+        this.findNode(classCode, NodeKind.execname, base),
+        best,
+        set,
+        op,
+        res,
+        actor,
+        'none',
+      );
+      const ends = listAncestorEnds(res);
+      ends.forEach((end, k) => {
+        const dir = res.subarray(0, end + 1);
+        const where = k === ends.length - 1 ? 'parent' : 'ancestor';
+        best = this.scanNode(
+          this.findNode(classCode, NodeKind.directory, dir),
+          best,
+          set,
+          op,
+          res,
+          actor,
+          where,
+        );
+        best = this.scanNode(
+          this.findNode(classCode, NodeKind.patternDirectory, dir),
+          best,
+          set,
+          op,
+          res,
+          actor,
+          'glob',
+        );
+      });
+    }
+    return best === NONE ? null : best;
+  }
+
+  private hasScopedAllow(set: PolicySet, classCode: number, actor: Uint8Array): boolean {
+    const direct = this.findNode(classCode, NodeKind.allowSourcePath, actor);
+    if (direct !== null) {
+      for (let i = 0; i < direct.count; i++) {
+        const r = this.u32(direct.start + 4 * i);
+        if (hasBit(set.bits, this.u32(this.s.ruleOffset + r * RULE_RECORD_SIZE))) return true;
+      }
+    }
+    const ends = listAncestorEnds(actor);
+    for (let k = 0; k < ends.length; k++) {
+      const dir = actor.subarray(0, (ends[k] ?? 0) + 1);
+      const isParent = k === ends.length - 1;
+      const node = this.findNode(classCode, NodeKind.allowSourceDirectory, dir);
+      if (node === null) continue;
+      for (let i = 0; i < node.count; i++) {
+        const at = this.s.ruleOffset + this.u32(node.start + 4 * i) * RULE_RECORD_SIZE;
+        if (!hasBit(set.bits, this.u32(at))) continue;
+        const start = this.u32(at + 16);
+        for (let j = start; j < start + this.u32(at + 20); j++) {
+          const so = this.s.sourceOffset + j * SOURCE_RECORD_SIZE;
+          if (this.u8(so + 4) !== SourceCode.directory) continue;
+          if (!equalBytes(this.getStringBytes(this.u32(so)), dir)) continue;
+          if (isParent || this.u8(so + 5) === 1) return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** True when the workload is least-permissive for this operation's class and actor. */
+  isLeastPermissive(set: PolicySet, op: OperationRequest): boolean {
+    const classCode = CLASS_CODES[op.operation];
+    if ((set.allowUnscoped & (1 << classCode)) !== 0) return true;
+    const actorText = op.operation === Operation.Process ? op.parentExecutable : op.executable;
+    return actorText !== undefined && this.hasScopedAllow(set, classCode, encoder.encode(actorText));
+  }
+
+  /** Where rule `r` is written. */
+  getRuleReference(r: number): RuleReference {
+    const at = this.s.ruleOffset + r * RULE_RECORD_SIZE;
+    const policy = this.getPolicy(this.u32(at));
+    return {
+      policy: policy.name,
+      kind: policy.kind,
+      namespace: policy.namespace,
+      file: this.getString(this.u32(at + 48)),
+      line: this.u32(at + 52),
+      column: this.u32(at + 56),
+      pointer: this.getString(this.u32(at + 60)),
+    };
+  }
+
+  private createRuleAlert(r: number, op: OperationRequest, action: 'Block' | 'Audit'): DecisionAlert {
+    const at = this.s.ruleOffset + r * RULE_RECORD_SIZE;
+    const policy = this.getPolicy(this.u32(at));
+    const alert: DecisionAlert = {
+      PolicyName: policy.name,
+      Type:
+        policy.kind === PolicyKind.RuntimeHostPolicy ? AlertType.MatchedHostPolicy : AlertType.MatchedPolicy,
+      Operation: op.operation,
+      Action: action,
+      Result: action === Action.Block ? AlertResult.PermissionDenied : AlertResult.Passed,
+      Severity: String(this.u32(at + 24)),
+    };
+    const tags: string[] = [];
+    const start = this.u32(at + 32);
+    for (let i = start; i < start + this.u32(at + 36); i++)
+      tags.push(this.getString(this.u32(this.s.refOffset + 4 * i)));
+    if (tags.length > 0) alert.Tags = tags.join(',');
+    const message = this.getString(this.u32(at + 28));
+    if (message !== '') alert.Message = message;
+    return alert;
+  }
+
+  /** Decides an operation for a policy set: the same answer as the oracle, from the table alone. */
+  decide(set: PolicySet, op: OperationRequest, postures: Postures = {}): Decision {
+    const r = this.findDecidingRule(set, op);
+    if (r !== null) {
+      const rule = this.getRuleReference(r);
+      const action = ACTION_BY_CODE[this.u8(this.s.ruleOffset + r * RULE_RECORD_SIZE + 6)];
+      if (action === Action.Block) {
+        return {
+          allowed: false,
+          errno: 'EACCES',
+          basis: DecisionBasis.Rule,
+          alert: this.createRuleAlert(r, op, 'Block'),
+          rule,
+        };
+      }
+      if (action === Action.Audit) {
+        return {
+          allowed: true,
+          basis: DecisionBasis.Rule,
+          alert: this.createRuleAlert(r, op, 'Audit'),
+          rule,
+        };
+      }
+      return { allowed: true, basis: DecisionBasis.Rule, alert: null, rule };
+    }
+    if (!this.isLeastPermissive(set, op))
+      return { allowed: true, basis: DecisionBasis.Default, alert: null, rule: null };
+    const block = getPosture(postures, op.operation) === Posture.Block;
+    const alert: DecisionAlert = {
+      PolicyName: DEFAULT_POSTURE_POLICY,
+      Type: set.workloadKind === WorkloadKind.Host ? AlertType.MatchedHostPolicy : AlertType.MatchedPolicy,
+      Operation: op.operation,
+      Action: block ? Action.Block : Action.Audit,
+      Result: block ? AlertResult.PermissionDenied : AlertResult.Passed,
+      Severity: '0',
+    };
+    return block
+      ? { allowed: false, errno: 'EACCES', basis: DecisionBasis.Posture, alert, rule: null }
+      : { allowed: true, basis: DecisionBasis.Posture, alert, rule: null };
+  }
+}

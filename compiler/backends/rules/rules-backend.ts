@@ -1,0 +1,48 @@
+// The `rules` backend: the binary rule table the enforcer data planes load (docs/rule-table.md) plus
+// a JSON manifest describing it (version, counts, digest, policy index).
+import { createHash } from 'node:crypto';
+import type { Backend, BackendInput, BackendOutput } from '../backend.js';
+import { buildRuleTable, orderRuleTable } from './build-rule-table.js';
+import { VERSION_MAJOR, VERSION_MINOR } from './rule-table-format.js';
+
+/** Path of the table inside the output directory. */
+export const RULE_TABLE_PATH = 'rules/rule-table.bin';
+/** Path of the manifest inside the output directory. */
+export const RULE_TABLE_MANIFEST_PATH = 'rules/rule-table.json';
+
+/** Emits the rule table and its manifest. */
+export function emitRuleTable(input: BackendInput): BackendOutput {
+  const table = buildRuleTable(input.ruleSet);
+  const { policies, rules } = orderRuleTable(input.ruleSet);
+  const manifest = {
+    format: 'rtctl-rule-table',
+    version: `${VERSION_MAJOR}.${VERSION_MINOR}`,
+    file: 'rule-table.bin',
+    size: table.length,
+    sha256: createHash('sha256').update(table).digest('hex'),
+    ruleCount: rules.length,
+    policies: policies.map((p, index) => ({
+      index,
+      kind: p.kind,
+      namespace: p.namespace,
+      name: p.name,
+      file: p.location.file,
+      line: p.location.line,
+      rules: p.rules.length,
+    })),
+  };
+  return {
+    artifacts: [
+      { path: RULE_TABLE_PATH, content: table },
+      { path: RULE_TABLE_MANIFEST_PATH, content: `${JSON.stringify(manifest, null, 2)}\n` },
+    ],
+    diagnostics: [],
+  };
+}
+
+/** The `rules` target. */
+export const RULES_BACKEND: Backend = {
+  name: 'rules',
+  description: 'binary rule table for the BPF-LSM and fanotify data planes (docs/rule-table.md)',
+  emit: emitRuleTable,
+};

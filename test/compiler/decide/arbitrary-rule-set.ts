@@ -1,0 +1,283 @@
+// Test helper: fast-check arbitraries for rule sets, workloads and operations over a small universe of
+// names, so that random rules and random operations actually meet.
+import fc from 'fast-check';
+import type { OperationRequest, Postures, Workload } from '../../../compiler/decide/decision-input.js';
+import {
+  Action,
+  Operation,
+  PolicyKind,
+  type Matcher,
+  type PolicyIR,
+  type Rule,
+  type RuleSet,
+  type SourceMatcher,
+} from '../../../compiler/ir/rule-set.js';
+
+const SEGMENTS = ['a', 'b', 'etc', 'x y', 'é', 'sh', 'c,d'];
+const EXECUTABLES = ['/bin/sh', '/usr/bin/curl', '/usr/local/bin/tool', '/a/b/sh', '/bin/a'];
+const PROTOCOLS = ['tcp', 'udp', 'icmp', 'raw', 'all'];
+const CAPABILITIES = ['net_raw', 'sys_admin', 'chown'];
+const ARGS = ['-V', '-c', 'x'];
+
+const segment = fc.constantFrom(...SEGMENTS);
+export const arbPath = fc.array(segment, { minLength: 1, maxLength: 4 }).map((s) => `/${s.join('/')}`);
+export const arbDir = fc
+  .array(segment, { minLength: 0, maxLength: 3 })
+  .map((s) => (s.length === 0 ? '/' : `/${s.join('/')}/`));
+const globPiece = fc.oneof(segment, fc.constantFrom('*', '**', '?', 'e*', '*h', 'a?'));
+export const arbPattern = fc.array(globPiece, { minLength: 1, maxLength: 4 }).map((s) => `/${s.join('/')}`);
+
+const arbSource: fc.Arbitrary<SourceMatcher> = fc.oneof(
+  fc.constantFrom(...EXECUTABLES).map((p): SourceMatcher => ({ kind: 'path', path: p })),
+  fc
+    .record({ dir: fc.constantFrom('/bin/', '/usr/', '/usr/bin/', '/a/'), recursive: fc.boolean() })
+    .map((d): SourceMatcher => ({ kind: 'directory', ...d })),
+);
+
+const arbPathMatcher: fc.Arbitrary<Matcher> = fc.oneof(
+  arbPath.map((p): Matcher => ({ kind: 'path', path: p })),
+  fc.record({ dir: arbDir, recursive: fc.boolean() }).map((d): Matcher => ({ kind: 'directory', ...d })),
+  arbPattern.map((p): Matcher => ({ kind: 'pattern', pattern: p })),
+  segment.map((n): Matcher => ({ kind: 'execname', name: n })),
+);
+
+const arbMatcherFor = (op: Operation): fc.Arbitrary<Matcher> => {
+  if (op === Operation.Network)
+    return fc.constantFrom(...PROTOCOLS).map((p): Matcher => ({ kind: 'protocol', protocol: p }));
+  if (op === Operation.Capabilities) {
+    return fc.constantFrom(...CAPABILITIES).map((c): Matcher => ({ kind: 'capability', capability: c }));
+  }
+  return arbPathMatcher;
+};
+
+const arbOperationClass = fc.constantFrom(
+  Operation.Process,
+  Operation.File,
+  Operation.Network,
+  Operation.Capabilities,
+);
+const arbAction = fc.constantFrom(Action.Allow, Action.Audit, Action.Block);
+
+const arbRule = (file: string): fc.Arbitrary<Rule> =>
+  arbOperationClass.chain((operation) =>
+    fc
+      .record({
+        matcher: arbMatcherFor(operation),
+        fromSource: fc.oneof(
+          { weight: 3, arbitrary: fc.constant<SourceMatcher[]>([]) },
+          { weight: 1, arbitrary: fc.array(arbSource, { minLength: 1, maxLength: 2 }) },
+        ),
+        readOnly: fc.boolean(),
+        ownerOnly: fc.boolean(),
+        action: arbAction,
+        severity: fc.integer({ min: 1, max: 10 }),
+        tags: fc.array(fc.constantFrom('CIS', 'NIST', 'MITRE'), { maxLength: 2 }),
+        message: fc.constantFrom('', 'msg', 'blocked, "quoted"'),
+        allowedArgs: fc.oneof(
+          { weight: 4, arbitrary: fc.constant<string[]>([]) },
+          { weight: 1, arbitrary: fc.array(fc.constantFrom(...ARGS), { minLength: 1, maxLength: 2 }) },
+        ),
+        pts: fc.boolean(),
+        line: fc.integer({ min: 1, max: 200 }),
+      })
+      .map((r): Rule => ({
+        operation,
+        matcher: r.matcher,
+        fromSource: r.fromSource,
+        readOnly: r.readOnly,
+        ownerOnly: r.ownerOnly,
+        action: r.action,
+        severity: r.severity,
+        tags: r.tags,
+        message: r.message,
+        allowedArgs: operation === Operation.Process ? r.allowedArgs : [],
+        pts: r.pts,
+        location: { file, line: r.line, column: 3, pointer: `/spec/x/${r.line}` },
+      })),
+  );
+
+const arbPolicy = (index: number): fc.Arbitrary<PolicyIR> => {
+  const file = `p${index}.yaml`;
+  return fc
+    .record({
+      host: fc.boolean(),
+      name: fc.constantFrom('alpha', 'beta', 'gamma', `p${index}`),
+      namespace: fc.constantFrom('default', 'other'),
+      app: fc.constantFrom('web', 'db', undefined),
+      expr: fc.constantFrom('none', 'in', 'notin'),
+      zone: fc.constantFrom('a', '*', undefined),
+      rules: fc.array(arbRule(file), { minLength: 1, maxLength: 6 }),
+    })
+    .map((p): PolicyIR => {
+      const base = {
+        syscallRules: [],
+        presets: [],
+        apparmor: '',
+        location: { file, line: 1, column: 1, pointer: '' },
+        rules: p.rules,
+        name: p.name,
+      };
+      if (p.host) {
+        return {
+          ...base,
+          kind: PolicyKind.RuntimeHostPolicy,
+          namespace: '',
+          target: { kind: 'host', nodeLabels: p.zone === undefined ? {} : { zone: p.zone } },
+        };
+      }
+      return {
+        ...base,
+        kind: PolicyKind.RuntimePolicy,
+        namespace: p.namespace,
+        target: {
+          kind: 'pods',
+          namespace: p.namespace,
+          matchLabels: p.app === undefined ? {} : { app: p.app },
+          matchExpressions:
+            p.expr === 'none'
+              ? []
+              : [{ operator: p.expr === 'in' ? 'In' : 'NotIn', values: ['tier=front', 'app=db'] }],
+        },
+      };
+    });
+};
+
+/** A random rule set of 1 to 5 policies. */
+export const arbRuleSet: fc.Arbitrary<RuleSet> = fc
+  .integer({ min: 1, max: 5 })
+  .chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => arbPolicy(i))))
+  .map((policies) => ({ policies }));
+
+/** A random workload (container or host). */
+export const arbWorkload: fc.Arbitrary<Workload> = fc.oneof(
+  fc
+    .record({
+      namespace: fc.constantFrom('default', 'other'),
+      app: fc.constantFrom('web', 'db'),
+      tier: fc.constantFrom('front', 'back'),
+    })
+    .map((w): Workload => ({
+      kind: 'container',
+      namespace: w.namespace,
+      labels: { app: w.app, tier: w.tier },
+      nodeLabels: {},
+    })),
+  fc
+    .constantFrom({}, { zone: 'a' }, { zone: 'b' })
+    .map((nodeLabels): Workload => ({ kind: 'host', namespace: '', labels: {}, nodeLabels })),
+);
+
+const arbResourceFor = (op: Operation): fc.Arbitrary<string> => {
+  if (op === Operation.Network) return fc.constantFrom('tcp', 'udp', 'icmp', 'raw', 'TCP');
+  if (op === Operation.Capabilities) return fc.constantFrom('net_raw', 'CAP_SYS_ADMIN', 'chown');
+  return fc.oneof(arbPath, fc.constantFrom(...EXECUTABLES));
+};
+
+/** A random operation. */
+export const arbOperation: fc.Arbitrary<OperationRequest> = arbOperationClass.chain((operation) =>
+  fc
+    .record({
+      resource: arbResourceFor(operation),
+      executable: fc.option(fc.constantFrom(...EXECUTABLES), { nil: undefined }),
+      parentExecutable: fc.option(fc.constantFrom(...EXECUTABLES), { nil: undefined }),
+      write: fc.boolean(),
+      owner: fc.boolean(),
+      tty: fc.boolean(),
+      args: fc.option(fc.array(fc.constantFrom(...ARGS), { maxLength: 2 }), { nil: undefined }),
+    })
+    .map((o): OperationRequest => {
+      const req: OperationRequest = {
+        operation,
+        resource: o.resource,
+        write: o.write,
+        owner: o.owner,
+        tty: o.tty,
+      };
+      if (o.executable !== undefined) req.executable = o.executable;
+      if (o.parentExecutable !== undefined) req.parentExecutable = o.parentExecutable;
+      if (o.args !== undefined) req.args = o.args;
+      return req;
+    }),
+);
+
+/** Random postures. */
+export const arbPostures: fc.Arbitrary<Postures> = fc.record({
+  file: fc.constantFrom('audit', 'block'),
+  network: fc.constantFrom('audit', 'block'),
+  capabilities: fc.constantFrom('audit', 'block'),
+} as const);
+
+/** A resource close to one a matcher names, so that random operations hit random rules. */
+function arbResourceNear(m: Matcher): fc.Arbitrary<string> {
+  switch (m.kind) {
+    case 'path':
+      return fc.constant(m.path);
+    case 'execname':
+      return fc.constantFrom(`/bin/${m.name}`, `/a/${m.name}`);
+    case 'directory':
+      return fc.array(segment, { minLength: 1, maxLength: 3 }).map((s) => `${m.dir}${s.join('/')}`);
+    case 'pattern':
+      return fc
+        .tuple(segment, segment)
+        .map(([x, y]) => m.pattern.replace(/\*\*/g, `${x}/${y}`).replace(/\*/g, x).replace(/\?/g, 'e'));
+    case 'protocol':
+      return fc.constant(m.protocol === 'all' ? 'udp' : m.protocol);
+    case 'capability':
+      return fc.constant(m.capability);
+  }
+}
+
+/** A workload some policy of the rule set selects (or a random one). */
+function arbWorkloadFor(ruleSet: RuleSet): fc.Arbitrary<Workload> {
+  const selected = ruleSet.policies.map((p): Workload => {
+    if (p.target.kind === 'host') {
+      const zone = p.target.nodeLabels['zone'];
+      return {
+        kind: 'host',
+        namespace: '',
+        labels: {},
+        nodeLabels: zone === undefined ? {} : { zone: zone === '*' ? 'b' : zone },
+      };
+    }
+    return {
+      kind: 'container',
+      namespace: p.target.namespace,
+      labels: { tier: 'back', ...p.target.matchLabels },
+      nodeLabels: {},
+    };
+  });
+  return fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...selected) },
+    { weight: 1, arbitrary: arbWorkload },
+  );
+}
+
+/** An operation that targets one of the rule set's rules (or a random one). */
+function arbOperationFor(ruleSet: RuleSet): fc.Arbitrary<OperationRequest> {
+  const rules = ruleSet.policies.flatMap((p) => p.rules);
+  if (rules.length === 0) return arbOperation;
+  const near = fc.constantFrom(...rules).chain((rule) =>
+    fc
+      .tuple(arbOperation, arbResourceNear(rule.matcher), fc.constantFrom(...EXECUTABLES))
+      .map(([op, resource, actor]) => {
+        const source = rule.fromSource[0];
+        const sourced =
+          source === undefined ? actor : source.kind === 'path' ? source.path : `${source.dir}sh`;
+        const req: OperationRequest = { ...op, operation: rule.operation, resource };
+        if (rule.operation === Operation.Process) req.parentExecutable = sourced;
+        else req.executable = sourced;
+        return req;
+      }),
+  );
+  return fc.oneof({ weight: 3, arbitrary: near }, { weight: 1, arbitrary: arbOperation });
+}
+
+/** A rule set, a workload, operations aimed at its rules, and postures. */
+export const arbScenario = arbRuleSet.chain((ruleSet) =>
+  fc.record({
+    ruleSet: fc.constant(ruleSet),
+    workload: arbWorkloadFor(ruleSet),
+    operations: fc.array(arbOperationFor(ruleSet), { minLength: 1, maxLength: 10 }),
+    postures: arbPostures,
+  }),
+);
