@@ -57,7 +57,9 @@ export function parseYaml(text: string): YamlFile {
       const offset = err.mark?.position ?? 0;
       return {
         documents: [],
-        findings: [placed('RT1007', `collections are nested deeper than ${MAX_NESTING_DEPTH} levels`, -1, offset)],
+        findings: [
+          placed('RT1007', `collections are nested deeper than ${MAX_NESTING_DEPTH} levels`, -1, offset),
+        ],
         locate: () => undefined,
       };
     }
@@ -66,7 +68,13 @@ export function parseYaml(text: string): YamlFile {
   return fastResult(text, events, values);
 }
 
-function placed(code: string, message: string, document: number, offset: number, endOffset?: number): PlacedFinding {
+function placed(
+  code: string,
+  message: string,
+  document: number,
+  offset: number,
+  endOffset?: number,
+): PlacedFinding {
   const severity = code === 'RT1004' ? 'warning' : 'error';
   const p: PlacedFinding = { finding: { code, severity, message, pointer: '' }, document, offset };
   if (endOffset !== undefined) p.endOffset = endOffset;
@@ -115,14 +123,19 @@ function skipNode(events: readonly YamlEvent[], i: number): number {
   return i;
 }
 
-function locateInEvents(text: string, events: readonly YamlEvent[], root: number, pointer: string): Range | undefined {
+function locateInEvents(
+  text: string,
+  events: readonly YamlEvent[],
+  root: number,
+  pointer: string,
+): Range | undefined {
   let i = root;
   let keyOffset: number | undefined;
   for (const seg of splitPointer(pointer)) {
     const e = events[i];
     let next = -1;
     if (e?.type === E.MAPPING) {
-      for (let j = i + 1; j < events.length && events[j]?.type !== E.POP; ) {
+      for (let j = i + 1; j < events.length && events[j]?.type !== E.POP;) {
         const key = events[j];
         const valueIndex = skipNode(events, j);
         if (key?.type === E.SCALAR && jsyaml.getScalarValue(text, key) === seg) {
@@ -146,7 +159,7 @@ function locateInEvents(text: string, events: readonly YamlEvent[], root: number
   const node = events[i];
   const start = nodeStart(node);
   if (start === undefined) return undefined;
-  const end = node?.type === E.SCALAR ? (node).valueEnd : start;
+  const end = node?.type === E.SCALAR ? node.valueEnd : start;
   return { offset: keyOffset ?? start, endOffset: Math.max(end, keyOffset ?? start) };
 }
 
@@ -192,31 +205,40 @@ function parseSlow(text: string): YamlFile {
       }
       return;
     }
-    visit(doc, {
-      Alias(_key, node) {
-        const [s, e] = node.range ?? [offset, offset];
-        findings.push(placed('RT1004', `alias *${node.source} is expanded here`, index, s, e));
-      },
-    });
     try {
       const value: unknown = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
       if (depthExceeds(value, MAX_NESTING_DEPTH)) {
-        findings.push(placed('RT1007', `collections are nested deeper than ${MAX_NESTING_DEPTH} levels`, index, offset));
+        findings.push(
+          placed('RT1007', `collections are nested deeper than ${MAX_NESTING_DEPTH} levels`, index, offset),
+        );
         return;
       }
+      visit(doc, {
+        Alias(_key, node) {
+          const [s, e] = node.range ?? [offset, offset];
+          findings.push(placed('RT1004', `alias *${node.source} is expanded here`, index, s, e));
+        },
+      });
       documents.push({ index, value, offset });
     } catch (err) {
-      const isBomb = err instanceof ReferenceError || (err instanceof Error && /alias/i.test(err.message));
-      findings.push(
-        placed(
-          isBomb ? 'RT1005' : 'RT1007',
-          isBomb
-            ? `aliases expand more than ${MAX_ALIAS_COUNT} times; the document is not read`
-            : `collections are nested deeper than ${MAX_NESTING_DEPTH} levels`,
-          index,
-          offset,
-        ),
-      );
+      const message = err instanceof Error ? err.message : String(err);
+      if (/excessive alias count/i.test(message)) {
+        findings.push(
+          placed(
+            'RT1005',
+            `aliases expand more than ${MAX_ALIAS_COUNT} times; the document is not read`,
+            index,
+            offset,
+          ),
+        );
+      } else if (err instanceof RangeError) {
+        findings.push(
+          placed('RT1007', `collections are nested deeper than ${MAX_NESTING_DEPTH} levels`, index, offset),
+        );
+      } else {
+        // An alias whose anchor is missing (anchors do not cross documents), or another composition error.
+        findings.push(placed('RT1001', firstLine(message), index, offset));
+      }
     }
   });
   return {
