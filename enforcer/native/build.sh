@@ -5,11 +5,18 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out="$here/out"
 bin="$out/rtctl-fanotify"
+probe="$out/rtctl-probe-bpf-lsm"
 mkdir -p "$out"
-if [ -x "$bin" ] && [ -z "$(find "$here" -maxdepth 1 \( -name '*.c' -o -name '*.h' -o -name build.sh \) -newer "$bin")" ]; then
+if [ -x "$bin" ] && [ -x "$probe" ] &&
+  [ -z "$(find "$here" -maxdepth 1 \( -name '*.c' -o -name '*.h' -o -name build.sh \) -newer "$bin")" ]; then
   echo "$bin"
   exit 0
 fi
-${CC:-cc} -O2 -g -Wall -Wextra -Werror -std=gnu11 -o "$bin.tmp" "$here/fanotify-helper.c" "$here/rule-table.c"
+flags="-O2 -g -Wall -Wextra -Werror -std=gnu11"
+# shellcheck disable=SC2086
+${CC:-cc} $flags -o "$bin.tmp" "$here/fanotify-helper.c" "$here/rule-table.c"
+# shellcheck disable=SC2086
+${CC:-cc} $flags -o "$probe.tmp" "$here/probe-bpf-lsm.c"
 mv "$bin.tmp" "$bin"
+mv "$probe.tmp" "$probe"
 echo "$bin"

@@ -1,0 +1,94 @@
+// Configuration of `rtctl enforcer run`, read once from the command line and passed in.
+import { hostname } from 'node:os';
+
+/** Where policies come from. */
+export type PolicySourceConfig =
+  { kind: 'directory'; dir: string } | { kind: 'kubernetes'; kubeconfig?: string };
+
+/** The enforcer's configuration. */
+export interface EnforcerConfig {
+  source: PolicySourceConfig;
+  /** `auto` or a data plane name (enforcer/data-planes.ts). */
+  dataPlane: string;
+  nodeName: string;
+  clusterName: string;
+  nodeLabels: Record<string, string>;
+  containerdSocket: string;
+  containerdNamespace: string;
+  listenHost: string;
+  listenPort: number;
+  stateDir: string;
+  alertLog?: string;
+  pollMs: number;
+  /** On exit, stop enforcing too (default: the data plane keeps enforcing across restarts). */
+  releaseOnExit: boolean;
+}
+
+/** Raw flags as commander gives them. */
+export interface EnforcerFlags {
+  policyDir?: string;
+  kubernetes?: boolean;
+  kubeconfig?: string;
+  dataPlane: string;
+  nodeName?: string;
+  clusterName: string;
+  nodeLabel: string[];
+  containerdSocket: string;
+  containerdNamespace: string;
+  listen: string;
+  stateDir: string;
+  alertLog?: string;
+  pollMs: string;
+  releaseOnExit?: boolean;
+}
+
+/** A configuration error, shown to the user with exit code 2. */
+export class ConfigError extends Error {}
+
+/** Parses `host:port`. */
+export function parseListen(value: string): { host: string; port: number } {
+  const i = value.lastIndexOf(':');
+  const host = i > 0 ? value.slice(0, i).replace(/^\[|\]$/g, '') : '127.0.0.1';
+  const port = Number(i >= 0 ? value.slice(i + 1) : value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`--listen: bad port in "${value}"`);
+  return { host, port };
+}
+
+/** Builds the configuration from flags; throws ConfigError on a usage mistake. */
+export function readEnforcerConfig(flags: EnforcerFlags): EnforcerConfig {
+  if ((flags.policyDir === undefined) === (flags.kubernetes !== true)) {
+    throw new ConfigError('give exactly one policy source: --policy-dir <dir> or --kubernetes');
+  }
+  const source: PolicySourceConfig =
+    flags.policyDir !== undefined
+      ? { kind: 'directory', dir: flags.policyDir }
+      : { kind: 'kubernetes', ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}) };
+  const nodeName = flags.nodeName ?? hostname();
+  const nodeLabels: Record<string, string> = { 'kubernetes.io/hostname': nodeName };
+  for (const l of flags.nodeLabel) {
+    const eq = l.indexOf('=');
+    if (eq <= 0) throw new ConfigError(`--node-label: expected key=value, got "${l}"`);
+    nodeLabels[l.slice(0, eq)] = l.slice(eq + 1);
+  }
+  const pollMs = Number(flags.pollMs);
+  if (!Number.isFinite(pollMs) || pollMs < 50)
+    throw new ConfigError('--poll-ms: a number of milliseconds >= 50');
+  const { host, port } = parseListen(flags.listen);
+  const config: EnforcerConfig = {
+    source,
+    dataPlane: flags.dataPlane,
+    nodeName,
+    clusterName: flags.clusterName,
+    nodeLabels,
+    containerdSocket: flags.containerdSocket,
+    containerdNamespace: flags.containerdNamespace,
+    listenHost: host,
+    listenPort: port,
+    stateDir: flags.stateDir,
+    pollMs,
+    releaseOnExit: flags.releaseOnExit === true,
+  };
+  if (flags.alertLog !== undefined) config.alertLog = flags.alertLog;
+  return config;
+}

@@ -1,0 +1,197 @@
+// The enforcer's control loop: policy source → workload identity → node state (rule table + policy sets)
+// → data plane; data-plane events → alert records → alert hub (and an optional NDJSON alert log).
+// Reconciles on every policy change and on a workload poll; applies a new state only when it differs.
+import { createWriteStream, existsSync, readFileSync, type WriteStream } from 'node:fs';
+import type { Logger } from 'pino';
+import type { DataPlane, DataPlaneStats } from './data-plane.js';
+import type { ContainerLister } from './io/containerd-workloads.js';
+import { buildAlertRecord, type AlertRecord } from './alerts/alert-record.js';
+import type { AlertHub } from './alerts/alert-hub.js';
+import { buildNodeState, type NodeState } from './node-state.js';
+import type { PolicySnapshot, PolicySource } from './policy-source.js';
+import { describeHost, type Workload } from './workload.js';
+
+/** Options of the enforcer. */
+export interface EnforcerOptions {
+  source: PolicySource;
+  containers: ContainerLister;
+  plane: DataPlane;
+  hub: AlertHub;
+  clusterName: string;
+  nodeName: string;
+  /** Node labels when the source gives none (directory mode). */
+  nodeLabels: Record<string, string>;
+  /** Workload poll period, ms. */
+  pollMs: number;
+  /** Append every alert here as NDJSON (and read the tail back on start). */
+  alertLog?: string;
+  logger: Logger;
+}
+
+/** What `GET /status` shows. */
+export interface EnforcerStatus {
+  node: string;
+  cluster: string;
+  dataPlane: string;
+  generation: number;
+  policies: number;
+  diagnostics: number;
+  workloads: { key: string; namespace: string; pod: string; container: string; policies: string[] }[];
+  alerts: number;
+  stats: DataPlaneStats;
+}
+
+/** A running enforcer. */
+export interface Enforcer {
+  start(): Promise<void>;
+  /** Reconciles now (tests and the poll call it); resolves when the resulting state is applied. */
+  reconcile(): Promise<void>;
+  status(): Promise<EnforcerStatus>;
+  /** Stops; with keepEnforcing the data plane keeps the last state in force (restart of this process). */
+  stop(options: { keepEnforcing: boolean }): Promise<void>;
+}
+
+/** Reads the last `max` alerts of an NDJSON alert log. */
+export function readAlertLogTail(path: string, max: number): AlertRecord[] {
+  if (!existsSync(path)) return [];
+  const lines = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
+  const out: AlertRecord[] = [];
+  for (const l of lines.slice(-max)) {
+    try {
+      out.push(JSON.parse(l) as AlertRecord);
+    } catch {
+      // A line cut by a crash: skip it.
+    }
+  }
+  return out;
+}
+
+/** Creates the enforcer. */
+export function createEnforcer(options: EnforcerOptions): Enforcer {
+  const { logger, plane } = options;
+  let snapshot: PolicySnapshot | undefined;
+  let current: NodeState | undefined;
+  let generation = 0;
+  let poll: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let log: WriteStream | undefined;
+  let stopped = false;
+  /** Every workload seen, so events of a workload that just left still get its identity. */
+  const known = new Map<string, Workload>();
+  let eventsDone: Promise<void> = Promise.resolve();
+
+  const reconcileOnce = async (): Promise<void> => {
+    if (snapshot === undefined || stopped) return;
+    const snap = snapshot;
+    const podLabels = snap.podLabels;
+    const containers = await options.containers.list(
+      podLabels ? (ns, pod) => podLabels.get(`${ns}/${pod}`) : undefined,
+    );
+    const workloads = [describeHost(), ...containers];
+    for (const w of workloads) known.set(w.key, w);
+    if (known.size > 4096) {
+      const live = new Set(workloads.map((w) => w.key));
+      for (const k of known.keys()) if (!live.has(k) && known.size > 2048) known.delete(k);
+    }
+    const next = buildNodeState(
+      {
+        ruleSet: snap.ruleSet,
+        workloads,
+        postures: snap.postures,
+        nodeLabels: snap.nodeLabels ?? options.nodeLabels,
+      },
+      generation + 1,
+    );
+    if (current !== undefined && next.fingerprint === current.fingerprint) return;
+    await plane.apply(next.state);
+    generation = next.state.generation;
+    current = next;
+    logger.info(
+      {
+        generation,
+        policies: snap.ruleSet.policies.length,
+        workloads: next.state.workloads.map((w) => w.anchor.key),
+      },
+      'enforcement state applied',
+    );
+  };
+
+  const reconcile = (): Promise<void> => {
+    const p = running.then(reconcileOnce, reconcileOnce);
+    running = p.catch((err: unknown) => logger.error({ err }, 'reconcile failed'));
+    return p;
+  };
+
+  const consumeEvents = async (): Promise<void> => {
+    const context = {
+      clusterName: options.clusterName,
+      hostName: options.nodeName,
+      enforcer: plane.name,
+      auditEnforcer: plane.auditName,
+    };
+    for await (const event of plane.events()) {
+      const workload = current?.workloads.get(event.workload) ?? known.get(event.workload);
+      if (workload === undefined) {
+        logger.warn({ workload: event.workload }, 'event for an unknown workload');
+        continue;
+      }
+      const alert = buildAlertRecord(event, workload, context);
+      const item = options.hub.publish(alert);
+      log?.write(`${item.line}\n`);
+    }
+  };
+
+  return {
+    async start() {
+      if (options.alertLog !== undefined) {
+        for (const a of readAlertLogTail(options.alertLog, 10000)) options.hub.publish(a);
+        log = createWriteStream(options.alertLog, { flags: 'a' });
+      }
+      await plane.start();
+      generation = (await plane.enforced()).generation;
+      snapshot = await options.source.start((s) => {
+        snapshot = s;
+        void reconcile();
+      });
+      await reconcile();
+      eventsDone = consumeEvents().catch((err: unknown) => logger.error({ err }, 'event stream failed'));
+      poll = setInterval(() => void reconcile(), options.pollMs);
+    },
+    reconcile,
+    async status() {
+      const stats = await plane.stats();
+      const workloads = (current?.state.workloads ?? []).map((w) => {
+        const id = current?.workloads.get(w.anchor.key);
+        return {
+          key: w.anchor.key,
+          namespace: id?.namespace ?? '',
+          pod: id?.podName ?? '',
+          container: id?.containerName ?? '',
+          policies: w.policies.map((i) => current?.policies[i]?.name ?? String(i)),
+        };
+      });
+      return {
+        node: options.nodeName,
+        cluster: options.clusterName,
+        dataPlane: plane.name,
+        generation: current?.state.generation ?? generation,
+        policies: snapshot?.ruleSet.policies.length ?? 0,
+        diagnostics: snapshot?.diagnostics.length ?? 0,
+        workloads,
+        alerts: options.hub.count(),
+        stats,
+      };
+    },
+    async stop({ keepEnforcing }) {
+      stopped = true;
+      if (poll) clearInterval(poll);
+      await options.source.stop();
+      await running;
+      await plane.stop({ keepEnforcing });
+      await eventsDone;
+      await new Promise<void>((resolve) => (log ? log.end(() => resolve()) : resolve()));
+    },
+  };
+}

@@ -1,0 +1,151 @@
+// `rtctl probe`: which data planes and LSMs this kernel supports, each decided by a trial (load, mark,
+// parse) rather than by configuration alone. The checks run programs and read /sys: this is an I/O module.
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { buildNativeTools } from './io/native-tools.js';
+
+const run = promisify(execFile);
+
+/** One check's outcome. */
+export interface ProbeCheck {
+  name: string;
+  supported: boolean;
+  /** What was tried and what happened. */
+  detail: string;
+}
+
+/** The probe report. */
+export interface ProbeReport {
+  kernel: string;
+  /** Active LSMs as the kernel lists them (empty when securityfs is not mounted). */
+  lsms: string[];
+  checks: ProbeCheck[];
+}
+
+interface ToolResult {
+  code: number;
+  stdout: string;
+}
+
+async function runTool(path: string, args: string[] = []): Promise<ToolResult> {
+  try {
+    const r = await run(path, args);
+    return { code: 0, stdout: r.stdout };
+  } catch (err) {
+    const e = err as { code?: number | string; stdout?: string; message?: string };
+    return { code: typeof e.code === 'number' ? e.code : 127, stdout: e.stdout ?? e.message ?? '' };
+  }
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+function parseJson(text: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Runs every check. */
+export async function probeKernel(): Promise<ProbeReport> {
+  const checks: ProbeCheck[] = [];
+  let tools: { fanotifyHelper: string; bpfLsmProbe: string } | undefined;
+  let buildError = '';
+  try {
+    tools = await buildNativeTools();
+  } catch (err) {
+    buildError = err instanceof Error ? err.message : String(err);
+  }
+
+  // BTF: the kernel's type information, which CO-RE programs need.
+  const btf = (() => {
+    try {
+      const b = readFileSync('/sys/kernel/btf/vmlinux');
+      return b.byteLength > 24 && b.readUInt16LE(0) === 0xeb9f;
+    } catch {
+      return false;
+    }
+  })();
+  checks.push({
+    name: 'btf',
+    supported: btf,
+    detail: btf
+      ? '/sys/kernel/btf/vmlinux parsed (magic 0xeB9F)'
+      : '/sys/kernel/btf/vmlinux missing or not BTF',
+  });
+
+  // BPF-LSM: load and attach a trivial LSM program.
+  if (tools) {
+    const r = await runTool(tools.bpfLsmProbe);
+    const j = parseJson(r.stdout);
+    checks.push({
+      name: 'bpf-lsm',
+      supported: r.code === 0 && j['attach'] === true,
+      detail: typeof j['reason'] === 'string' ? j['reason'] : r.stdout.trim(),
+    });
+  } else {
+    checks.push({ name: 'bpf-lsm', supported: false, detail: `native probe not built: ${buildError}` });
+  }
+
+  // fanotify permission events: init a content-class group and mark a mount for FAN_OPEN_EXEC_PERM.
+  if (tools) {
+    const r = await runTool(tools.fanotifyHelper, ['--probe']);
+    const j = parseJson(r.stdout);
+    checks.push({
+      name: 'fanotify',
+      supported: r.code === 0 && j['fanotify'] === true,
+      detail: typeof j['reason'] === 'string' ? j['reason'] : r.stdout.trim(),
+    });
+  } else {
+    checks.push({ name: 'fanotify', supported: false, detail: `native helper not built: ${buildError}` });
+  }
+
+  // AppArmor: enabled in the kernel and its securityfs interface present, with a parser to load profiles.
+  const aaEnabled = readText('/sys/module/apparmor/parameters/enabled') === 'Y';
+  const aaFs = existsSync('/sys/kernel/security/apparmor/profiles');
+  const aaParser = (await runTool('apparmor_parser', ['--version'])).code === 0;
+  checks.push({
+    name: 'apparmor',
+    supported: aaEnabled && aaFs && aaParser,
+    detail: `module enabled: ${aaEnabled ? 'yes' : 'no'}; securityfs interface: ${aaFs ? 'yes' : 'no'}; apparmor_parser: ${aaParser ? 'yes' : 'no'}`,
+  });
+
+  // SELinux: selinuxfs mounted and reporting a mode, semodule available.
+  const enforce = readText('/sys/fs/selinux/enforce');
+  const semodule = (await runTool('semodule', ['--help'])).code !== 127;
+  checks.push({
+    name: 'selinux',
+    supported: enforce !== undefined && semodule,
+    detail:
+      enforce === undefined
+        ? 'selinuxfs not mounted (/sys/fs/selinux/enforce absent)'
+        : `mode ${enforce === '1' ? 'enforcing' : 'permissive'}; semodule: ${semodule ? 'yes' : 'no'}`,
+  });
+
+  const lsm = readText('/sys/kernel/security/lsm');
+  return {
+    kernel: readText('/proc/sys/kernel/osrelease') ?? '',
+    lsms: lsm ? lsm.split(',').filter((s) => s !== '') : [],
+    checks,
+  };
+}
+
+/** The text form of a probe report. */
+export function formatProbeReport(report: ProbeReport): string {
+  const lines = [
+    `kernel ${report.kernel}`,
+    `active LSMs: ${report.lsms.length > 0 ? report.lsms.join(',') : '(unknown: securityfs not mounted)'}`,
+  ];
+  for (const c of report.checks)
+    lines.push(`${c.supported ? 'yes' : 'no '}  ${c.name.padEnd(9)} ${c.detail}`);
+  return `${lines.join('\n')}\n`;
+}
