@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { stringify } from 'yaml';
 import { generateWebhookCertificates } from './certs.js';
 import { DEFAULT_LISTEN, parseListen, parseMillis, type WebhookServeConfig } from './config.js';
-import { checkAdmissionObject } from './check-admission-object.js';
+import { checkObject } from '../compiler/lint.js';
 import { startWebhook } from './serve.js';
 import { buildWebhookConfiguration, DEFAULT_WEBHOOK_CONFIG } from './webhook-config.js';
 
@@ -77,7 +77,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   const logger = pino({ level: flags.logLevel, base: { component: 'webhook' } });
   let webhook;
   try {
-    webhook = await startWebhook(config, logger, checkAdmissionObject);
+    webhook = await startWebhook(config, logger, checkObject);
   } catch (err) {
     return fail(`webhook serve: ${err instanceof Error ? err.message : String(err)}`);
   }

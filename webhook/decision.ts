@@ -26,7 +26,10 @@ export function decideFromFindings(findings: readonly Finding[]): Decision {
   const errors: DecisionItem[] = [];
   const warnings: DecisionItem[] = [];
   for (const f of findings) {
-    const item = { code: f.code, path: pointerToPath(f.pointer), message: f.message };
+    const path = pointerToPath(f.pointer);
+    // Compiler messages may already begin with the path; say it once.
+    const message = f.message.startsWith(`${path}: `) ? f.message.slice(path.length + 2) : f.message;
+    const item = { code: f.code, path, message };
     if (f.severity === Severity.Error) errors.push(item);
     else warnings.push(item);
   }
