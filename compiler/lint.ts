@@ -13,6 +13,7 @@ import { comparePolicies } from './lower/lower.js';
 import { lowerPolicy } from './lower/lower-policy.js';
 import type { PolicyDocument } from './model/policy-document.js';
 import { LineIndex } from './parse/line-index.js';
+import { API_GROUP_VERSION } from './schema/policy-schema.js';
 import { parseYaml } from './parse/parse-yaml.js';
 import type { YamlFile } from './parse/parse-yaml.js';
 
@@ -180,7 +181,7 @@ export function lintTexts(sources: readonly SourceText[], options: LintOptions =
           namespaceAnnotations.set(md['name'], strings);
         }
       }
-      if (hasError || !isPolicyKind(kind)) continue;
+      if (hasError || !isPolicyKind(kind) || apiVersion !== API_GROUP_VERSION) continue;
       const line = positionOf(state, doc.offset).line;
       const pd = { kind, object: value, file: source.file, index: doc.index, line } as PolicyDocument;
       documents.push(pd);

@@ -131,8 +131,12 @@ function locateInEvents(
 ): Range | undefined {
   let i = root;
   let keyOffset: number | undefined;
+  // Empty scalars (a bare `-` or `key:`) have no offset of their own: fall back to the nearest ancestor's.
+  let fallback = 0;
   for (const seg of splitPointer(pointer)) {
     const e = events[i];
+    const here = nodeStart(e);
+    if (here !== undefined && here >= 0) fallback = here;
     let next = -1;
     if (e?.type === E.MAPPING) {
       for (let j = i + 1; j < events.length && events[j]?.type !== E.POP;) {
@@ -157,9 +161,10 @@ function locateInEvents(
     i = next;
   }
   const node = events[i];
-  const start = nodeStart(node);
+  let start = nodeStart(node);
   if (start === undefined) return undefined;
-  const end = node?.type === E.SCALAR ? node.valueEnd : start;
+  if (start < 0) start = keyOffset ?? fallback;
+  const end = node?.type === E.SCALAR && node.valueEnd >= 0 ? node.valueEnd : start;
   return { offset: keyOffset ?? start, endOffset: Math.max(end, keyOffset ?? start) };
 }
 
@@ -203,6 +208,18 @@ function parseSlow(text: string): YamlFile {
       for (const e of doc.errors) {
         findings.push(placed(codeOfYamlError(e.code), firstLine(e.message), index, e.pos[0], e.pos[1]));
       }
+      return;
+    }
+    let complexKey: number | undefined;
+    visit(doc, {
+      Pair(_key, pair) {
+        if (complexKey === undefined && pair.key !== null && !isScalar(pair.key)) {
+          complexKey = (pair.key as YamlNode).range?.[0] ?? offset;
+        }
+      },
+    });
+    if (complexKey !== undefined) {
+      findings.push(placed('RT1001', 'mapping keys must be plain strings, not lists or mappings', index, complexKey));
       return;
     }
     try {
