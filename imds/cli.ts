@@ -112,7 +112,14 @@ async function runServe(flags: ServeFlags): Promise<void> {
       socketTtl: ttl.ok ? ttl.ttl : undefined,
     });
   } catch (err) {
-    fail(`imds serve: ${err instanceof Error ? err.message : String(err)}`);
+    const e = err as NodeJS.ErrnoException;
+    const hint =
+      e.code === 'EADDRNOTAVAIL'
+        ? ' (the address is on no interface here: add it inside a network namespace of your own, or use --listen 127.0.0.1:8080)'
+        : e.code === 'EACCES'
+          ? ' (ports below 1024 need root or CAP_NET_BIND_SERVICE)'
+          : '';
+    fail(`imds serve: ${e instanceof Error ? e.message : String(err)}${hint}`);
     return;
   }
   logger.info(

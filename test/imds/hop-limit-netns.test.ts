@@ -68,6 +68,15 @@ function removeNamespaces(): void {
     const pid = Number(name.slice(PREFIX.length).split('-')[0]);
     const ours = Object.values(NS).includes(name);
     if (ours || (Number.isInteger(pid) && !isPidAlive(pid))) {
+      // Processes left inside (a server of a run that was killed) would keep the namespace alive.
+      try {
+        const pids = execFileSync('ip', ['netns', 'pids', name], { encoding: 'utf8' })
+          .split('\n')
+          .filter((l) => /^\d+$/.test(l));
+        for (const p of pids) process.kill(Number(p), 'SIGKILL');
+      } catch {
+        // none left, or already gone
+      }
       try {
         ip('netns', 'del', name);
       } catch {
@@ -194,12 +203,15 @@ describe('imds hop limit across a routed hop (network namespaces: server, router
       config,
       `applyDelayMs: 0\ninstances:\n  - instanceId: ${ID}\n    metadataOptions: { httpTokens: optional, httpPutResponseHopLimit: 1 }\n`,
     );
+    // `timeout` bounds the server's life even if this test process dies before its after hook.
     const child = spawn(
       'ip',
       [
         'netns',
         'exec',
         NS.server,
+        'timeout',
+        '600',
         process.execPath,
         '--import',
         'tsx',
