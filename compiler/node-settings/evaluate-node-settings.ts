@@ -180,19 +180,28 @@ function readAllowReason(object: Record<string, unknown>, findings: Finding[]): 
   return undefined;
 }
 
+/** The setting that fixes an option, in the kind's own spelling (`httpTokens: required`, `disableIMDSv1: true`). */
+function fixOf(entry: NodeKind, option: ImdsOption, value: string | number): string {
+  const spec = entry.fields[option];
+  if (spec === undefined) return `${option}: ${String(value)}`;
+  const written = spec.map?.find(([, to]) => to === value)?.[0] ?? value;
+  return `${spec.field}: ${String(written)}`;
+}
+
 /** Applies the IMDS policy to resolved options. */
 function judge(
-  kind: string,
+  entry: NodeKind,
   o: Partial<ResolvedOptions>,
   allowReason: string | undefined,
   findings: Finding[],
 ): void {
+  const kind = entry.kind;
   const { tokens, hopLimit, endpoint, tags } = o;
   if (tokens !== undefined && tokens.value !== HttpTokens.Required) {
     findings.push({
       code: AdmissionCode.ImdsTokensOptional,
       severity: Severity.Error,
-      message: `${written(tokens, kind)}: metadata tokens are optional, so any process on the node can read the role credentials with a plain GET; require tokens (httpTokens: required)`,
+      message: `${written(tokens, kind)}: metadata tokens are optional, so any process on the node can read the role credentials with a plain GET; set ${fixOf(entry, ImdsOption.Tokens, HttpTokens.Required)}`,
       pointer: tokens.pointer,
     });
   }
@@ -209,7 +218,7 @@ function judge(
       findings.push({
         code: AdmissionCode.ImdsHopLimit,
         severity: Severity.Error,
-        message: `${what}; use hop limit 1, or annotate the object with ${ALLOW_POD_IMDS_ANNOTATION}: "<reason>"`,
+        message: `${what}; set ${fixOf(entry, ImdsOption.HopLimit, 1)}, or annotate the object with ${ALLOW_POD_IMDS_ANNOTATION}: "<reason>"`,
         pointer: hopLimit.pointer,
       });
     }
@@ -249,7 +258,7 @@ export function evaluateNodeSettings(entry: NodeKind, object: unknown): Finding[
         });
         continue;
       }
-      judge(entry.kind, resolveUnit(entry, unit.pointer, unit.value, findings), allowReason, findings);
+      judge(entry, resolveUnit(entry, unit.pointer, unit.value, findings), allowReason, findings);
     }
   }
   return findings;
