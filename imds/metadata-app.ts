@@ -109,6 +109,9 @@ export function createMetadataApp(deps: MetadataAppDeps): Express {
   }
 
   app.use((req: Request, res: Response) => {
+    res.on('finish', () =>
+      logger.debug({ method: req.method, path: req.path, status: res.statusCode }, 'metadata request'),
+    );
     const options = instance.effective();
     if (options.HttpEndpoint === HttpEndpoint.Disabled) return sendError(res, 403);
     if (req.path === TOKEN_PATH) return handleToken(req, res, options.HttpPutResponseHopLimit);

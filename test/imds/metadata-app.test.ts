@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
 import { after, before, describe, it } from 'mocha';
 import { loadSocketTtl, type SocketTtl } from '../../imds/socket-ttl.js';
+import { requirePrereqs } from '../support/prereq.js';
 import { readTitle, startHarness, T0, type Harness, type WireResponse } from './support/harness.js';
 
 const TOKEN = 'X-cloud-metadata-token';
@@ -112,8 +113,10 @@ describe('imds metadata service: behavior by option setting (seed table)', () =>
     let real: SocketTtl | undefined;
     before(function () {
       const loaded = loadSocketTtl({ build: true });
-      if (!loaded.ok) throw new Error(`ip-ttl addon: ${loaded.error}`);
-      real = loaded.ttl;
+      requirePrereqs(this, [
+        [loaded.ok, `ip-ttl addon (needs cc and the Node headers): ${loaded.ok ? '' : loaded.error}`],
+      ]);
+      if (loaded.ok) real = loaded.ttl;
     });
     for (const hop of [1, 2]) {
       it(`{"httpTokens":"required","httpPutResponseHopLimit":${hop}}: token PUT → token issued on a connection with IP TTL ${hop}, then closed`, async () => {

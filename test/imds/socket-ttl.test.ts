@@ -5,6 +5,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { describe, it, before } from 'mocha';
 import { buildIpTtlAddon } from '../../imds/native/build-addon.js';
 import { createSocketTtl, loadSocketTtl, type SocketTtl } from '../../imds/socket-ttl.js';
+import { requirePrereqs } from '../support/prereq.js';
 
 /** Accepts one connection on `host` and hands the server side to `use`. */
 async function withAcceptedSocket<T>(host: string, use: (socket: Socket) => T): Promise<T> {
@@ -35,9 +36,11 @@ async function withAcceptedSocket<T>(host: string, use: (socket: Socket) => T): 
 
 describe('imds ip-ttl addon (real setsockopt/getsockopt)', () => {
   let ttl: SocketTtl;
-  before(() => {
+  before(function () {
     const built = buildIpTtlAddon();
-    assert.ok(built.ok, built.ok ? '' : built.error);
+    requirePrereqs(this, [
+      [built.ok, `ip-ttl addon (needs cc and the Node headers): ${built.ok ? '' : built.error}`],
+    ]);
     const loaded = loadSocketTtl({ build: false });
     assert.ok(loaded.ok, loaded.ok ? '' : loaded.error);
     ttl = loaded.ttl;
