@@ -1,32 +1,43 @@
 // Builds the commander program from every component's commands and runs it. Exit codes: 0 success,
-// 1 findings (lint errors, denied decision), 2 usage or I/O failure.
+// 1 findings (lint errors, denied decision), 2 usage or I/O failure. A component's modules are loaded only
+// when its command runs (a lint in CI should not load the Kubernetes client), all of them for help.
 import { Command, CommanderError } from 'commander';
-import { registerCompilerCommands } from '../compiler/cli.js';
-import { registerEnforcerCommands } from '../enforcer/cli.js';
-import { registerImdsCommands } from '../imds/cli.js';
-import { registerWebhookCommands } from '../webhook/cli.js';
 
 /** Exit code for usage and I/O failures. */
 export const EXIT_USAGE = 2;
 
-/** Creates the full `rtctl` program. */
-export function createProgram(): Command {
+type Register = (program: Command) => void;
+
+/** Components, the top-level commands each owns, and how to load its registration. */
+const COMPONENTS: ReadonlyArray<{ commands: readonly string[]; load: () => Promise<Register> }> = [
+  {
+    commands: ['lint', 'compile', 'explain'],
+    load: async () => (await import('../compiler/cli.js')).registerCompilerCommands,
+  },
+  { commands: ['webhook'], load: async () => (await import('../webhook/cli.js')).registerWebhookCommands },
+  {
+    commands: ['enforcer', 'probe', 'logs'],
+    load: async () => (await import('../enforcer/cli.js')).registerEnforcerCommands,
+  },
+  { commands: ['imds'], load: async () => (await import('../imds/cli.js')).registerImdsCommands },
+];
+
+/** Creates the `rtctl` program with the components that `command` needs (all of them when unknown). */
+export async function createProgram(command?: string): Promise<Command> {
   const program = new Command('rtctl')
     .description('Runtime workload security: lint, compile, admit and enforce runtime policies')
     .version('0.1.0')
     .showHelpAfterError()
     .exitOverride();
-  registerCompilerCommands(program);
-  registerWebhookCommands(program);
-  registerEnforcerCommands(program);
-  registerImdsCommands(program);
+  const owner = COMPONENTS.find((c) => command !== undefined && c.commands.includes(command));
+  for (const c of owner === undefined ? COMPONENTS : [owner]) (await c.load())(program);
   return program;
 }
 
 /** Runs rtctl with the given argv and resolves to the process exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
-  const program = createProgram();
   try {
+    const program = await createProgram(argv[2]);
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (err) {

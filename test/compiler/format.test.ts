@@ -1,0 +1,87 @@
+// The four lint output formats over the same findings: text code frames, JSON fields, SARIF 2.1.0 shape,
+// JUnit XML structure and escaping.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { XMLValidator } from 'fast-xml-parser';
+import { formatJson } from '../../compiler/format/format-json.js';
+import { formatJunit } from '../../compiler/format/format-junit.js';
+import { formatSarif } from '../../compiler/format/format-sarif.js';
+import { formatText } from '../../compiler/format/format-text.js';
+import { lintTexts } from '../../compiler/lint.js';
+import { COMPILER_FIXTURES } from '../support/paths.js';
+
+const file = 'invalid/RT3004-conflicting-actions.yaml';
+const text = readFileSync(path.join(COMPILER_FIXTURES, file), 'utf8');
+const clean = 'valid/every-field.yaml';
+const cleanText = readFileSync(path.join(COMPILER_FIXTURES, clean), 'utf8');
+const { diagnostics } = lintTexts([
+  { file, text },
+  { file: clean, text: cleanText },
+]);
+
+describe('lint output formats', () => {
+  it('has the conflict on both sides to format', () => {
+    assert.deepEqual(diagnostics.map((d) => [d.code, d.start?.line]), [['RT3004', 11], ['RT3004', 24]]);
+  });
+
+  it('text: location, code, message, a caret under the node, the related place and a summary', () => {
+    const out = formatText(diagnostics, { texts: new Map([[file, text]]) });
+    assert.match(out, /^invalid\/RT3004-conflicting-actions\.yaml:11:9: error RT3004 /m);
+    assert.match(out, /^> 11 \|       - path: \/usr\/bin\/curl/m);
+    assert.match(out, /^ {5}\| {9}\^+$/m); // the caret sits under the rule, column 9
+    assert.match(out, /invalid\/RT3004-conflicting-actions\.yaml:24:9: the Allow rule/);
+    assert.match(out, /2 errors, 0 warnings\n$/);
+  });
+
+  it('json: an array of objects with code, severity, message, file, line, column, path', () => {
+    const parsed = JSON.parse(formatJson(diagnostics)) as Array<Record<string, unknown>>;
+    assert.equal(parsed.length, 2);
+    assert.deepEqual(
+      { code: parsed[0]?.['code'], severity: parsed[0]?.['severity'], file: parsed[0]?.['file'], line: parsed[0]?.['line'], column: parsed[0]?.['column'], path: parsed[0]?.['path'] },
+      { code: 'RT3004', severity: 'error', file, line: 11, column: 9, path: 'spec.process.matchPaths[0]' },
+    );
+    assert.equal(typeof parsed[0]?.['message'], 'string');
+  });
+
+  it('sarif: version 2.1.0, rules for every code, results with regions and related locations', () => {
+    const log = JSON.parse(formatSarif(diagnostics, { version: '0.1.0', baseDir: '.' })) as {
+      version: string;
+      runs: Array<{ tool: { driver: { name: string; rules: Array<{ id: string }> } }; results: Array<Record<string, unknown>> }>;
+    };
+    assert.equal(log.version, '2.1.0');
+    const run = log.runs[0];
+    assert.ok(run !== undefined);
+    assert.equal(run.tool.driver.name, 'rtctl');
+    assert.ok(run.tool.driver.rules.some((r) => r.id === 'RT3004'));
+    const result = run.results[0] as {
+      ruleId: string;
+      ruleIndex: number;
+      level: string;
+      locations: Array<{ physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number; startColumn: number } } }>;
+      relatedLocations: unknown[];
+    };
+    assert.equal(result.ruleId, 'RT3004');
+    assert.equal(run.tool.driver.rules[result.ruleIndex]?.id, 'RT3004');
+    assert.equal(result.level, 'error');
+    assert.equal(result.locations[0]?.physicalLocation.artifactLocation.uri, 'invalid/RT3004-conflicting-actions.yaml');
+    assert.deepEqual(result.locations[0]?.physicalLocation.region.startLine, 11);
+    assert.equal(result.relatedLocations.length, 1);
+  });
+
+  it('junit: well-formed XML, one failing case for the file with errors and a passing one for the clean file', () => {
+    const xml = formatJunit(diagnostics, [file, clean]);
+    assert.equal(XMLValidator.validate(xml), true);
+    assert.match(xml, /<testsuites name="rtctl lint" tests="3" failures="2"/);
+    assert.match(xml, /<testcase classname="valid\/every-field.yaml" name="valid\/every-field.yaml#document-0"><\/testcase>/);
+  });
+
+  it('junit: escapes markup and control characters in messages', () => {
+    const xml = formatJunit(
+      [{ code: 'RT2005', severity: 'error', message: 'bad <value> & "quote" \u0001', file: 'a&b.yaml', pointer: '', document: 0 }],
+      ['a&b.yaml'],
+    );
+    assert.equal(XMLValidator.validate(xml), true);
+    assert.match(xml, /bad &lt;value&gt; &amp; &quot;quote&quot; \\u0001/);
+  });
+});
