@@ -1,4 +1,88 @@
-// Diagnostic codes of the backend area. See ../code-info.ts; docs/diagnostics.md is generated from all lists.
+// Diagnostic codes of the backend area (RT4xxx): what a target cannot express, said at compile time.
+// RT40xx AppArmor, RT41xx SELinux. See ../code-info.ts; docs/diagnostics.md is generated from all lists.
 import type { CodeInfo } from '../code-info.js';
 
-export const BACKEND_CODES: readonly CodeInfo[] = [];
+export const BACKEND_CODES: readonly CodeInfo[] = [
+  {
+    code: 'RT4001',
+    severity: 'warning',
+    name: 'apparmor-deny-wins',
+    summary:
+      'An Allow or Audit rule is more specific than a Block rule that covers it; AppArmor deny rules always win, so the AppArmor profile denies what the rule table allows. Narrow the Block rule.',
+  },
+  {
+    code: 'RT4002',
+    severity: 'warning',
+    name: 'apparmor-unsupported-protocol',
+    summary:
+      'AppArmor network rules cannot name this protocol (icmpv6, sctp, dccp); the rule is left out of the AppArmor profile and enforced by the rule table only.',
+  },
+  {
+    code: 'RT4003',
+    severity: 'error',
+    name: 'apparmor-snippet-rejected',
+    summary:
+      'spec.apparmor may hold only rule lines ending in a comma, without braces, quotes, carets, include or profile keywords (they could escape the profile); fix the snippet.',
+  },
+  {
+    code: 'RT4004',
+    severity: 'warning',
+    name: 'apparmor-condition-ignored',
+    summary:
+      'AppArmor cannot express this condition (pts, allowedArgs, syscalls, presets); the AppArmor rule is written without it and the rule table enforces it.',
+  },
+  {
+    code: 'RT4005',
+    severity: 'info',
+    name: 'apparmor-host-policy',
+    summary:
+      'Host policies are not compiled to AppArmor profiles (there is no one program to attach them to); they go to the rule table and the SELinux module.',
+  },
+  {
+    code: 'RT4101',
+    severity: 'warning',
+    name: 'selinux-no-least-permissive',
+    summary:
+      'SELinux modules only add rules; an Allow list cannot make other host processes least-permissive, so unlisted operations stay governed by the base policy.',
+  },
+  {
+    code: 'RT4102',
+    severity: 'warning',
+    name: 'selinux-from-source',
+    summary:
+      'fromSource needs a domain transition into a new confined domain; the SELinux module leaves this rule out and the rule table enforces it.',
+  },
+  {
+    code: 'RT4103',
+    severity: 'warning',
+    name: 'selinux-owner-only',
+    summary:
+      'SELinux has no file-owner condition; an ownerOnly Block denies every user, an ownerOnly Allow allows every user of the subject domains.',
+  },
+  {
+    code: 'RT4104',
+    severity: 'warning',
+    name: 'selinux-network-capabilities',
+    summary:
+      "Network and capability rules of host policies would change the base policy's own domains; the SELinux module leaves them out and the rule table enforces them.",
+  },
+  {
+    code: 'RT4105',
+    severity: 'warning',
+    name: 'selinux-condition-ignored',
+    summary:
+      'SELinux cannot express this condition (pts, allowedArgs, execname); the SELinux rule is written without it.',
+  },
+  {
+    code: 'RT4106',
+    severity: 'info',
+    name: 'selinux-pod-policy',
+    summary:
+      'SELinux modules are compiled for host policies only; pod policies go to AppArmor profiles and the rule table.',
+  },
+];
+
+/** Severity and summary of a backend code. */
+export function findBackendCode(code: string): CodeInfo | undefined {
+  return BACKEND_CODES.find((c) => c.code === code);
+}

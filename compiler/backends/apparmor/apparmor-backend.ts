@@ -1,0 +1,47 @@
+// The `apparmor` backend: one AppArmor profile per pod workload set, plus profiles.json telling the
+// enforcer which profile belongs to which namespace and selector (docs/apparmor.md).
+import type { Backend, BackendInput, BackendOutput } from '../backend.js';
+import type { Artifact } from '../backend.js';
+import type { Diagnostic } from '../../diagnostics/diagnostic.js';
+import { createBackendDiagnostic, findDocumentIndex } from './backend-diagnostic.js';
+import { emitApparmorProfile } from './emit-apparmor-profile.js';
+import { groupWorkloadSets } from './group-workload-sets.js';
+
+/** Emits the AppArmor profiles of a rule set. */
+export function emitApparmorProfiles(input: BackendInput): BackendOutput {
+  const diagnostics: Diagnostic[] = [];
+  const artifacts: Artifact[] = [];
+  for (const policy of input.ruleSet.policies) {
+    if (policy.target.kind !== 'host') continue;
+    diagnostics.push(
+      createBackendDiagnostic(
+        'RT4005',
+        `host policy ${policy.name} is not compiled to AppArmor; the rule table and the SELinux module carry it`,
+        policy.location,
+        findDocumentIndex(input.documents, policy),
+      ),
+    );
+  }
+  const sets = groupWorkloadSets(input.ruleSet.policies);
+  for (const set of sets) {
+    const profile = emitApparmorProfile(set, input.documents);
+    artifacts.push({ path: `apparmor/${profile.name}`, content: profile.text });
+    diagnostics.push(...profile.diagnostics);
+  }
+  const index = sets.map((s) => ({
+    profile: s.name,
+    namespace: s.namespace,
+    matchLabels: s.matchLabels,
+    matchExpressions: s.matchExpressions,
+    policies: s.policies.map((p) => p.name),
+  }));
+  artifacts.push({ path: 'apparmor/profiles.json', content: `${JSON.stringify(index, null, 2)}\n` });
+  return { artifacts, diagnostics };
+}
+
+/** The `apparmor` target. */
+export const APPARMOR_BACKEND: Backend = {
+  name: 'apparmor',
+  description: 'AppArmor profiles, one per pod workload set (docs/apparmor.md)',
+  emit: emitApparmorProfiles,
+};

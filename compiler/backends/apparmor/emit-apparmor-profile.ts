@@ -1,0 +1,308 @@
+// Writes one AppArmor profile for a workload set: posture lines per operation class, deny/audit/allow
+// rules for exec, files, network and capabilities, and a child profile per fromSource executable.
+// All user text goes through escape-apparmor.ts.
+import { createHash } from 'node:crypto';
+import type { Diagnostic } from '../../diagnostics/diagnostic.js';
+import { Action, Operation, type PolicyIR, type Rule, type SourceMatcher } from '../../ir/rule-set.js';
+import type { PolicyDocument } from '../../model/policy-document.js';
+import { isMatcherForOperation } from '../../decide/match-rule.js';
+import { getBaseName, isInDirectory, matchesGlob, normalizeDirectory } from '../../decide/path-match.js';
+import { compareRulePrecedence, type PolicyRule } from '../../decide/precedence.js';
+import { createBackendDiagnostic, findDocumentIndex } from './backend-diagnostic.js';
+import {
+  escapeApparmorComment,
+  isSafeApparmorName,
+  quoteApparmorGlob,
+  quoteApparmorPath,
+} from './escape-apparmor.js';
+import type { WorkloadSet } from './group-workload-sets.js';
+
+/** Protocols AppArmor 3 network rules accept (as protocol or socket type). */
+const APPARMOR_PROTOCOLS = new Set([
+  'tcp',
+  'udp',
+  'icmp',
+  'raw',
+  'stream',
+  'dgram',
+  'rdm',
+  'seqpacket',
+  'packet',
+]);
+
+/** Mediated classes that are not policy subjects; allowed so that profiles do not break workloads. */
+const BASELINE = ['signal,', 'unix,', 'ptrace,', 'dbus,', 'mount,', 'umount,'];
+
+const INDENT = '  ';
+
+/** What emitting one profile produced. */
+export interface ApparmorProfile {
+  name: string;
+  text: string;
+  diagnostics: Diagnostic[];
+}
+
+/** The quoted AppArmor expression of a directory (and everything directly or recursively in it). */
+function quoteDirectory(dir: string, recursive: boolean): string {
+  const literal = quoteApparmorPath(normalizeDirectory(dir));
+  return `${literal.slice(0, -1)}${recursive ? '**' : '*'}"`;
+}
+
+function quoteSource(source: SourceMatcher): string {
+  return source.kind === 'path'
+    ? quoteApparmorPath(source.path)
+    : quoteDirectory(source.dir, source.recursive);
+}
+
+function describeSource(source: SourceMatcher): string {
+  return source.kind === 'path'
+    ? source.path
+    : `${normalizeDirectory(source.dir)}${source.recursive ? '**' : '*'}`;
+}
+
+/** The path expressions a path-class matcher covers. */
+function quoteResources(rule: Rule): string[] {
+  const m = rule.matcher;
+  switch (m.kind) {
+    case 'path':
+      return [quoteApparmorPath(m.path)];
+    case 'directory':
+      return [quoteDirectory(m.dir, m.recursive)];
+    case 'pattern':
+      return [quoteApparmorGlob(m.pattern)];
+    case 'execname':
+      return [`"/{,**/}${quoteApparmorPath(m.name).slice(1)}`];
+    default:
+      return [];
+  }
+}
+
+/** The AppArmor lines of one rule (without indentation). */
+function renderRule(rule: Rule): string[] {
+  const lines: string[] = [];
+  const prefix = rule.action === Action.Block ? 'deny ' : rule.action === Action.Audit ? 'audit ' : '';
+  if (rule.operation === Operation.Network && rule.matcher.kind === 'protocol') {
+    const p = rule.matcher.protocol.toLowerCase();
+    lines.push(p === 'all' ? `${prefix}network,` : `${prefix}network ${p},`);
+    return lines;
+  }
+  if (rule.operation === Operation.Capabilities && rule.matcher.kind === 'capability') {
+    lines.push(`${prefix}capability ${rule.matcher.capability.toLowerCase().replace(/^cap_/, '')},`);
+    return lines;
+  }
+  for (const e of quoteResources(rule)) {
+    if (rule.operation === Operation.Process) {
+      const perms = rule.action === Action.Block ? 'x' : 'ix';
+      const owner = rule.ownerOnly ? (rule.action === Action.Allow ? 'owner ' : 'other ') : '';
+      lines.push(`${prefix}${owner}${e} ${perms},`);
+      continue;
+    }
+    if (rule.action === Action.Allow) {
+      lines.push(`${rule.ownerOnly ? 'owner ' : ''}${e} ${rule.readOnly ? 'r' : 'rw'},`);
+    } else if (rule.readOnly && rule.ownerOnly) {
+      lines.push(`${prefix}${e} w,`, `${prefix}other ${e} r,`);
+    } else {
+      lines.push(`${prefix}${rule.ownerOnly ? 'other ' : ''}${e} ${rule.readOnly ? 'w' : 'rw'},`);
+    }
+  }
+  return lines;
+}
+
+/** True when Block rule `b` covers resources that the more specific rule `a` decides. */
+function isShadowedByDeny(a: Rule, b: Rule): boolean {
+  if (a.operation !== b.operation) return false;
+  const am = a.matcher;
+  const bm = b.matcher;
+  if (am.kind === 'path') {
+    if (bm.kind === 'directory') return isInDirectory(am.path, bm.dir, bm.recursive);
+    if (bm.kind === 'pattern') return matchesGlob(bm.pattern, am.path);
+    if (bm.kind === 'execname') return getBaseName(am.path) === bm.name;
+    return false;
+  }
+  if (am.kind === 'directory' && bm.kind === 'directory') {
+    const ad = normalizeDirectory(am.dir);
+    return bm.recursive && ad !== normalizeDirectory(bm.dir) && isInDirectory(ad, bm.dir, true);
+  }
+  if (am.kind === 'protocol' && bm.kind === 'protocol') return bm.protocol === 'all' && am.protocol !== 'all';
+  return false;
+}
+
+function sourceKey(s: SourceMatcher): string {
+  return describeSource(s);
+}
+
+function validateSnippet(snippet: string): boolean {
+  for (const raw of snippet.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    if (!/^[A-Za-z0-9 _/.*?,:=@()+-]+,$/.test(line)) return false;
+    if (/\b(include|profile|hat|abi)\b/.test(line)) return false;
+  }
+  return true;
+}
+
+/** Emits the profile of one workload set. */
+export function emitApparmorProfile(set: WorkloadSet, documents: readonly PolicyDocument[]): ApparmorProfile {
+  const diagnostics: Diagnostic[] = [];
+  const warned = new Set<string>();
+  const warn = (code: string, message: string, policy: PolicyIR, rule?: Rule): void => {
+    const loc = rule?.location ?? policy.location;
+    const key = `${code}\u0000${loc.file}\u0000${loc.line}\u0000${loc.column}\u0000${message}`;
+    if (warned.has(key)) return;
+    warned.add(key);
+    diagnostics.push(createBackendDiagnostic(code, message, loc, findDocumentIndex(documents, policy)));
+  };
+
+  const all: PolicyRule[] = [];
+  for (const policy of set.policies) {
+    for (const rule of policy.rules) {
+      if (!isMatcherForOperation(rule.matcher, rule.operation)) continue;
+      if (
+        rule.matcher.kind === 'protocol' &&
+        !APPARMOR_PROTOCOLS.has(rule.matcher.protocol.toLowerCase()) &&
+        rule.matcher.protocol.toLowerCase() !== 'all'
+      ) {
+        warn(
+          'RT4002',
+          `protocol ${JSON.stringify(rule.matcher.protocol)} cannot be written as an AppArmor network rule; left out of profile ${set.name}`,
+          policy,
+          rule,
+        );
+        continue;
+      }
+      if (rule.pts)
+        warn(
+          'RT4004',
+          `pts is not expressible in AppArmor; profile ${set.name} applies the rule to every process`,
+          policy,
+          rule,
+        );
+      if (rule.allowedArgs.length > 0) {
+        warn(
+          'RT4004',
+          `allowedArgs is not expressible in AppArmor; profile ${set.name} applies the rule whatever the arguments`,
+          policy,
+          rule,
+        );
+      }
+      all.push({ policy, rule });
+    }
+    if (policy.syscallRules.length > 0)
+      warn(
+        'RT4004',
+        `syscalls rules are not expressible in AppArmor; left out of profile ${set.name}`,
+        policy,
+      );
+    if (policy.presets.length > 0)
+      warn('RT4004', `presets are not expressible in AppArmor; left out of profile ${set.name}`, policy);
+  }
+  all.sort(compareRulePrecedence);
+  const unscoped = all.filter((r) => r.rule.fromSource.length === 0);
+  const sources = new Map<string, SourceMatcher>();
+  for (const r of all) for (const s of r.rule.fromSource) sources.set(sourceKey(s), s);
+  const sourceList = [...sources.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
+  // Deny-wins warnings: a rule that takes precedence over a Block rule that covers it.
+  const checkShadowing = (rules: readonly PolicyRule[]): void => {
+    for (const a of rules) {
+      if (a.rule.action === Action.Block) continue;
+      for (const b of rules) {
+        if (b.rule.action !== Action.Block || compareRulePrecedence(a, b) > 0) continue;
+        if (isShadowedByDeny(a.rule, b.rule)) {
+          warn(
+            'RT4001',
+            `${a.rule.action} rule is more specific than the Block rule of policy ${b.policy.name} at ${b.rule.location.file}:${b.rule.location.line}; AppArmor profile ${set.name} denies it anyway`,
+            a.policy,
+            a.rule,
+          );
+        }
+      }
+    }
+  };
+  checkShadowing(unscoped);
+
+  const posture = (rules: readonly PolicyRule[], indent: string): string[] => {
+    const lp = (op: Operation): boolean =>
+      rules.some((r) => r.rule.action === Action.Allow && r.rule.operation === op);
+    const ns = isSafeApparmorName(set.namespace)
+      ? set.namespace
+      : createHash('sha256').update(set.namespace).digest('hex').slice(0, 16);
+    const include = (cls: string): string => `${indent}include if exists <rtctl/posture/${ns}/${cls}>`;
+    return [
+      `${indent}## postures: a class with Allow rules is least-permissive; the enforcer writes the include for the namespace posture`,
+      lp(Operation.File) ? include('file') : `${indent}"/{,**}" rwlkm,`,
+      lp(Operation.Process) ? include('process') : `${indent}"/{,**}" ix,`,
+      lp(Operation.Network) ? include('network') : `${indent}network,`,
+      lp(Operation.Capabilities) ? include('capabilities') : `${indent}capability,`,
+      ...BASELINE.map((b) => `${indent}${b}`),
+    ];
+  };
+  const body = (rules: readonly PolicyRule[], indent: string): string[] => {
+    const out: string[] = [];
+    const seen = new Set<string>();
+    let lastPolicy = '';
+    for (const r of rules) {
+      const lines = renderRule(r.rule).filter((l) => !seen.has(l));
+      if (lines.length === 0) continue;
+      const where = `${indent}# ${escapeApparmorComment(`${r.policy.name} ${r.rule.location.file}:${r.rule.location.line}`)}`;
+      if (where !== lastPolicy) out.push(where);
+      lastPolicy = where;
+      for (const l of lines) {
+        seen.add(l);
+        out.push(`${indent}${l}`);
+      }
+    }
+    return out;
+  };
+
+  const lines: string[] = [
+    '# rtctl AppArmor profile (generated by `rtctl compile --target apparmor`; do not edit)',
+    `# namespace: ${escapeApparmorComment(set.namespace)}`,
+    `# selector: ${escapeApparmorComment(JSON.stringify({ matchLabels: set.matchLabels, matchExpressions: set.matchExpressions }))}`,
+    `# policies: ${escapeApparmorComment(set.policies.map((p) => p.name).join(', '))}`,
+    'abi <abi/3.0>,',
+    'include <tunables/global>',
+    '',
+    `profile ${set.name} flags=(attach_disconnected,mediate_deleted) {`,
+    `${INDENT}include <abstractions/base>`,
+    '',
+    ...posture(unscoped, INDENT),
+    '',
+    ...body(unscoped, INDENT),
+  ];
+  for (const policy of set.policies) {
+    if (policy.apparmor.trim() === '') continue;
+    if (!validateSnippet(policy.apparmor)) {
+      warn(
+        'RT4003',
+        `spec.apparmor of policy ${policy.name} holds more than rule lines; it is left out of profile ${set.name}`,
+        policy,
+      );
+      continue;
+    }
+    lines.push('', `${INDENT}# spec.apparmor of ${escapeApparmorComment(policy.name)}`);
+    for (const raw of policy.apparmor.split('\n'))
+      if (raw.trim() !== '') lines.push(`${INDENT}${raw.trim()}`);
+  }
+  const children: string[] = [];
+  sourceList.forEach(([key, source]) => {
+    const child = `rtctl-src-${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
+    const scoped = all.filter((r) => r.rule.fromSource.some((s) => sourceKey(s) === key));
+    const rules = [...scoped, ...unscoped].sort(compareRulePrecedence);
+    checkShadowing(rules);
+    lines.push(
+      `${INDENT}# fromSource ${escapeApparmorComment(describeSource(source))}`,
+      `${INDENT}${quoteSource(source)} cx -> ${child},`,
+    );
+    children.push(
+      '',
+      `${INDENT}profile ${child} flags=(attach_disconnected,mediate_deleted) {`,
+      `${INDENT}${INDENT}include <abstractions/base>`,
+      ...posture(rules, INDENT + INDENT),
+      ...body(rules, INDENT + INDENT),
+      `${INDENT}}`,
+    );
+  });
+  lines.push(...children, '}', '');
+  return { name: set.name, text: lines.join('\n'), diagnostics };
+}
