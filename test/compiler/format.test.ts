@@ -28,7 +28,7 @@ describe('lint output formats', () => {
   it('text: location, code, message, a caret under the node, the related place and a summary', () => {
     const out = formatText(diagnostics, { texts: new Map([[file, text]]) });
     assert.match(out, /^invalid\/RT3004-conflicting-actions\.yaml:11:9: error RT3004 /m);
-    assert.match(out, /^> 11 \|       - path: \/usr\/bin\/curl/m);
+    assert.match(out, /^> 11 \| {7}- path: \/usr\/bin\/curl/m);
     assert.match(out, /^ {5}\| {9}\^+$/m); // the caret sits under the rule, column 9
     assert.match(out, /invalid\/RT3004-conflicting-actions\.yaml:24:9: the Allow rule/);
     assert.match(out, /2 errors, 0 warnings\n$/);
