@@ -64,6 +64,8 @@ export type DecisionKind = (typeof DecisionKind)[keyof typeof DecisionKind];
 
 /** One reported decision, as the kernel saw it. Paths are as seen inside the workload. */
 export interface DataPlaneEvent {
+  /** Sequence number for acknowledgement (DataPlane.acknowledge), when the plane buffers events. */
+  seq?: number;
   /** The workload key given in WorkloadAnchor. */
   workload: string;
   /** Wall clock of the decision, nanoseconds since the Unix epoch. */
@@ -136,6 +138,11 @@ export interface DataPlane {
   enforced(): Promise<{ generation: number; workloads: string[] }>;
   /** Every reported decision, in order, until stop(). Consumed by one reader. */
   events(): AsyncIterable<DataPlaneEvent>;
+  /**
+   * The control plane has handled (published and logged) every event up to `seq`. A plane that keeps events
+   * across control-plane restarts resends unacknowledged ones to the next reader (at-least-once delivery).
+   */
+  acknowledge?(seq: number): void;
   stats(): Promise<DataPlaneStats>;
   /**
    * Detaches the control plane. With `keepEnforcing` the kernel side stays in force (for a restart of the

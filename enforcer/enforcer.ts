@@ -133,13 +133,19 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
     };
     for await (const event of plane.events()) {
       const workload = current?.workloads.get(event.workload) ?? known.get(event.workload);
+      const seq = event.seq;
+      const ack = (): void => {
+        if (seq !== undefined) plane.acknowledge?.(seq);
+      };
       if (workload === undefined) {
         logger.warn({ workload: event.workload }, 'event for an unknown workload');
+        ack();
         continue;
       }
       const alert = buildAlertRecord(event, workload, context);
       const item = options.hub.publish(alert);
-      log?.write(`${item.line}\n`);
+      if (log) log.write(`${item.line}\n`, ack);
+      else ack();
     }
   };
 

@@ -31,6 +31,7 @@ export interface FanotifyPlaneOptions {
 /** The event line the helper writes (see fanotify-helper.c `report`). */
 interface HelperEvent {
   t: 'event';
+  seq: number;
   workload: string;
   generation: number;
   timeNs: string;
@@ -84,6 +85,7 @@ export function parseHelperEvent(line: string): DataPlaneEvent | undefined {
   if (operation === undefined) return undefined;
   const block = raw.action === 2;
   const event: DataPlaneEvent = {
+    seq: raw.seq ?? 0,
     workload: raw.workload,
     timeNs: BigInt(raw.timeNs ?? '0'),
     operation,
@@ -130,6 +132,8 @@ export function createFanotifyPlane(options: FanotifyPlaneOptions): DataPlane {
   let controlLines: LineReader | undefined;
   let eventsSocket: Socket | undefined;
   let stopped = false;
+  let pendingAck = 0;
+  let ackScheduled = false;
   let chain: Promise<unknown> = Promise.resolve();
 
   /** Sends one command and waits for its one-line reply (commands are serialised). */
@@ -229,6 +233,15 @@ export function createFanotifyPlane(options: FanotifyPlaneOptions): DataPlane {
           logger.error({ err, line }, 'bad event line from the fanotify helper');
         }
       }
+    },
+    acknowledge(seq: number) {
+      pendingAck = Math.max(pendingAck, seq);
+      if (ackScheduled) return;
+      ackScheduled = true;
+      setImmediate(() => {
+        ackScheduled = false;
+        if (eventsSocket !== undefined && !eventsSocket.destroyed) eventsSocket.write(`ACK ${pendingAck}\n`);
+      });
     },
     async stats(): Promise<DataPlaneStats> {
       const s = await status();

@@ -9,7 +9,9 @@
  * Unix socket protocol (text lines; replies are one JSON object per line):
  *   STATE <n>\n<n bytes>   replace the whole state; payload = state lines then `table <len>\n` + table bytes
  *   STATUS                 {"t":"status",...counters, generation, workloads}
- *   EVENTS                 this connection becomes the event stream (one JSON object per line)
+ *   EVENTS                 this connection becomes the event stream (one JSON object per line, each with a
+ *                          "seq"); it starts at the first event not yet acknowledged
+ *   ACK <seq>              every event up to <seq> was handled: the helper may forget them
  *   STOP                   exit: all marks go away with the fanotify group
  * State lines: `generation <n>`, `workload <key> <host 0|1> <pid> <postures: 4 chars a|b> <policies: i,j,..|->`.
  *
@@ -92,8 +94,14 @@ static struct state *cur;
 static struct cache_entry *cache;
 static struct { int pid; dev_t dev; ino_t ino; } pending_exec[PENDING_EXEC];
 static struct client clients[MAX_CLIENTS];
+/* Event ring: [ring_acked, ring_head) is kept until the control plane acknowledges it (ACK <seq>), so events
+ * a dying TypeScript process received but never handled are sent again to its successor. ring_tail is the
+ * next byte to send. ev_end[s % EV_SLOTS] is the ring position just after event s. */
+#define EV_SLOTS 65536u
 static char *ring;
-static uint64_t ring_head, ring_tail, ring_committed;
+static uint64_t ring_head, ring_tail, ring_acked;
+static uint64_t ev_seq, ev_acked_seq;
+static uint64_t *ev_end;
 static uint64_t n_decisions, n_cache_hits, n_reported, n_dropped, n_denied, last_dropped_sent;
 static pid_t self_pid;
 static volatile sig_atomic_t stop_requested;
@@ -159,13 +167,19 @@ static void sb_json_str(struct sbuf *b, const char *s) {
 /* ---------- event ring (survives client reconnects) ---------- */
 
 static int ring_push(const char *line, size_t n) {
-  if (ring_head - ring_tail + n > RING_SIZE) {
+  if (ring_head - ring_acked + n > RING_SIZE || ev_seq - ev_acked_seq >= EV_SLOTS - 1) {
     n_dropped++;
     return -1;
   }
   for (size_t i = 0; i < n; i++) ring[(ring_head + i) % RING_SIZE] = line[i];
   ring_head += n;
   return 0;
+}
+
+static void ring_ack(uint64_t seq) {
+  if (seq <= ev_acked_seq || seq > ev_seq) return;
+  ev_acked_seq = seq;
+  ring_acked = ev_end[seq % EV_SLOTS];
 }
 
 /* ---------- /proc helpers ---------- */
@@ -604,7 +618,7 @@ static void report(const struct workload *w, int cls, const struct decision *d, 
   proc_syscall(pid, cls, sysname, sizeof sysname, args, sizeof args, &write_);
 
   struct sbuf b = {0};
-  sb_add(&b, "{\"t\":\"event\",\"workload\":", 24);
+  sb_printf(&b, "{\"t\":\"event\",\"seq\":%" PRIu64 ",\"workload\":", ev_seq + 1);
   sb_json_str(&b, w->key);
   sb_printf(&b, ",\"generation\":%" PRIu64 ",\"timeNs\":\"%lld%09ld\",\"class\":%d,\"action\":%d,\"posture\":%d",
             cur->generation, (long long)now->tv_sec, now->tv_nsec, cls, d->action, d->posture);
@@ -623,7 +637,8 @@ static void report(const struct workload *w, int cls, const struct decision *d, 
     }
     sb_add(&b, "]", 1);
   } else {
-    sb_add(&b, ",\"policy\":\"DefaultPosture\",\"severity\":0,\"message\":\"\",\"tags\":[]", 61);
+    const char *posture_fields = ",\"policy\":\"DefaultPosture\",\"severity\":0,\"message\":\"\",\"tags\":[]";
+    sb_add(&b, posture_fields, strlen(posture_fields));
   }
   sb_printf(&b, ",\"pid\":%d,\"ppid\":%d,\"nspid\":%d,\"nsppid\":%d,\"uid\":%d", pid, st.ppid, st.nspid,
             w->host ? st.ppid : (pst.nspid == st.ppid ? 0 : pst.nspid), st.uid);
@@ -642,7 +657,11 @@ static void report(const struct workload *w, int cls, const struct decision *d, 
   sb_add(&b, ",\"cwd\":", 7);
   sb_json_str(&b, cwd);
   sb_add(&b, "}\n", 2);
-  if (ring_push(b.p, b.len) == 0) n_reported++;
+  if (ring_push(b.p, b.len) == 0) {
+    n_reported++;
+    ev_seq++;
+    ev_end[ev_seq % EV_SLOTS] = ring_head;
+  }
   free(b.p);
 }
 
@@ -726,7 +745,7 @@ answer:
 /* ---------- socket ---------- */
 
 static void client_close(struct client *c) {
-  if (c->events) ring_tail = ring_committed; /* resend a line cut in the middle */
+  if (c->events) ring_tail = ring_acked; /* resend what was not acknowledged */
   close(c->fd);
   free(c->in);
   free(c->out);
@@ -790,6 +809,9 @@ static void client_input(struct client *c) {
       for (int i = 0; i < MAX_CLIENTS; i++)
         if (&clients[i] != c && clients[i].fd >= 0 && clients[i].events) client_close(&clients[i]);
       c->events = 1;
+      ring_tail = ring_acked;
+    } else if (strncmp(cmd, "ACK ", 4) == 0) {
+      ring_ack(strtoull(cmd + 4, NULL, 10));
     } else if (strcmp(cmd, "STOP") == 0) {
       stop_requested = 1;
     } else {
@@ -849,12 +871,6 @@ static void client_write(struct client *c) {
       if (errno != EAGAIN && errno != EINTR) client_close(c);
       return;
     }
-    for (ssize_t i = w - 1; i >= 0; i--) {
-      if (ring[off + (size_t)i] == '\n') {
-        ring_committed = ring_tail + (uint64_t)i + 1;
-        break;
-      }
-    }
     ring_tail += (uint64_t)w;
     if ((size_t)w < n) return;
   }
@@ -895,7 +911,8 @@ int main(int argc, char **argv) {
   sigaction(SIGINT, &sa, NULL);
   ring = malloc(RING_SIZE);
   cache = calloc(CACHE_SIZE, sizeof *cache);
-  if (!ring || !cache) return 1;
+  ev_end = calloc(EV_SLOTS, sizeof *ev_end);
+  if (!ring || !cache || !ev_end) return 1;
   fan_fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK, O_RDONLY | O_LARGEFILE | O_CLOEXEC);
   if (fan_fd < 0) {
     logf_("fanotify_init: %s", strerror(errno));

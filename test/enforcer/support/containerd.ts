@@ -105,7 +105,10 @@ function sha256(data: Buffer | string): string {
 }
 
 /** Builds the busybox rootfs and an OCI image layout tar of it; returns the tar path. */
-async function buildImageTar(dir: string, extraFiles: Record<string, string>): Promise<string> {
+async function buildImageTar(
+  dir: string,
+  extraFiles: Record<string, string | { mode: number; content: string }>,
+): Promise<string> {
   const rootfs = join(dir, 'rootfs');
   for (const d of ['bin', 'tmp', 'etc', 'proc', 'sys', 'dev', 'run', 'data'])
     mkdirSync(join(rootfs, d), { recursive: true });
@@ -116,9 +119,10 @@ async function buildImageTar(dir: string, extraFiles: Record<string, string>): P
     'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534::/:/bin/sh\n',
   );
   writeFileSync(join(rootfs, 'data/hello.txt'), 'hello from the image\n');
-  for (const [path, content] of Object.entries(extraFiles)) {
+  for (const [path, file] of Object.entries(extraFiles)) {
     mkdirSync(join(rootfs, path, '..'), { recursive: true });
-    writeFileSync(join(rootfs, path), content);
+    if (typeof file === 'string') writeFileSync(join(rootfs, path), file);
+    else writeFileSync(join(rootfs, path), file.content, { mode: file.mode });
   }
   const layer = join(dir, 'layer.tar');
   await run('tar', [
@@ -184,7 +188,9 @@ async function buildImageTar(dir: string, extraFiles: Record<string, string>): P
  * Starts containerd in a fresh temp dir and imports the busybox image. `extraFiles` are added to the image
  * (path inside the image → content).
  */
-export async function startContainerd(extraFiles: Record<string, string> = {}): Promise<Containerd> {
+export async function startContainerd(
+  extraFiles: Record<string, string | { mode: number; content: string }> = {},
+): Promise<Containerd> {
   const dir = mkdtempSync(join(tmpdir(), 'rtctl-containerd-'));
   const socket = join(dir, 'containerd.sock');
   writeFileSync(
