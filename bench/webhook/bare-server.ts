@@ -1,0 +1,34 @@
+// The baseline of the webhook benchmark: a bare express HTTPS handler that parses the body like the webhook
+// and answers allowed: true. Prints {"port": n} once listening; exits on SIGTERM.
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import express, { type Request, type Response } from 'express';
+
+const [certFile, keyFile] = process.argv.slice(2);
+if (certFile === undefined || keyFile === undefined) {
+  process.stderr.write('usage: bare-server.ts <cert> <key>\n');
+  process.exit(2);
+}
+const app = express();
+app.post(
+  '/validate',
+  express.json({ limit: 3 * 1024 * 1024, type: () => true }),
+  (req: Request, res: Response) => {
+    const uid = (req.body as { request?: { uid?: unknown } }).request?.uid;
+    res.json({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      response: { uid, allowed: true },
+    });
+  },
+);
+const server = https.createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, app);
+server.keepAliveTimeout = 30_000;
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
+});
+process.once('SIGTERM', () => {
+  server.close();
+  server.closeAllConnections();
+});

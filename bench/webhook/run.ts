@@ -1,0 +1,217 @@
+// Benchmark of the admission webhook: throughput and p50/p99 latency of POST /validate with a realistic policy
+// (a corpus RuntimePolicy and a Karpenter EC2NodeClass, alternating), against a bare express HTTPS handler
+// answering allowed: true, measured in the same run. Both servers run as child processes; autocannon drives
+// them from here. Prints one JSON object on stdout.
+//   node --import tsx bench/webhook/run.ts [--duration <seconds per measurement>]
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { parse } from 'yaml';
+import { generateWebhookCertificates } from '../../webhook/certs.js';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const CORPUS_POLICY = path.resolve(
+  REPO,
+  '../shared/corpus/upstream-examples/ksp-cis-deny-modification-of-system-files.yaml',
+);
+const durationArg = process.argv.indexOf('--duration');
+const DURATION = durationArg > 0 ? Number(process.argv[durationArg + 1]) : 4;
+const ROUNDS = 3;
+
+function review(object: Record<string, unknown>, uid: string): string {
+  const [group, version] = String(object['apiVersion']).includes('/')
+    ? String(object['apiVersion']).split('/')
+    : ['', String(object['apiVersion'])];
+  return JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid,
+      kind: { group, version, kind: object['kind'] },
+      resource: { group, version, resource: `${String(object['kind']).toLowerCase()}s` },
+      operation: 'CREATE',
+      userInfo: { username: 'kubernetes-admin', groups: ['system:masters'] },
+      object,
+      oldObject: null,
+      dryRun: false,
+    },
+  });
+}
+
+function startChild(args: string[], ready: RegExp): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start`)), 30_000);
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${String(code)}`)));
+    if (child.stdout === null) return reject(new Error('no stdout'));
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const m = ready.test(line) ? /"port":(\d+)/.exec(line) : null;
+      if (m !== null) {
+        clearTimeout(timer);
+        child.removeAllListeners('exit');
+        resolve({ child, port: Number(m[1]) });
+      }
+    });
+  });
+}
+
+interface Measure {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
+/** The median of each field over the rounds. */
+function medianOf(ms: readonly Measure[]): Measure {
+  const med = (f: (m: Measure) => number): number => {
+    const v = ms.map(f).sort((a, b) => a - b);
+    return v[Math.floor(v.length / 2)] ?? Number.NaN;
+  };
+  return {
+    requestsPerSecond: med((m) => m.requestsPerSecond),
+    p50Ms: med((m) => m.p50Ms),
+    p99Ms: med((m) => m.p99Ms),
+    non2xx: ms.reduce((a, m) => a + m.non2xx, 0),
+    errors: ms.reduce((a, m) => a + m.errors, 0),
+    timeouts: ms.reduce((a, m) => a + m.timeouts, 0),
+  };
+}
+
+async function measure(
+  port: number,
+  bodies: string[],
+  options: { connections: number; overallRate?: number },
+  duration = DURATION,
+): Promise<Measure> {
+  let n = 0;
+  const result = await autocannon({
+    url: `https://127.0.0.1:${port}`,
+    connections: options.connections,
+    duration,
+    ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
+    requests: [
+      {
+        method: 'POST',
+        path: '/validate',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req) => ({ ...req, body: bodies[n++ % bodies.length] ?? '' }),
+      },
+    ],
+  });
+  return {
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+  };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'rtctl-bench-webhook-'));
+  const children: ChildProcess[] = [];
+  try {
+    const certs = generateWebhookCertificates({ dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+    const certFile = path.join(dir, 'tls.crt');
+    const keyFile = path.join(dir, 'tls.key');
+    writeFileSync(certFile, certs.tlsCert);
+    writeFileSync(keyFile, certs.tlsKey);
+
+    const policy = parse(readFileSync(CORPUS_POLICY, 'utf8')) as Record<string, unknown>;
+    const nodeClass = {
+      apiVersion: 'karpenter.k8s.aws/v1',
+      kind: 'EC2NodeClass',
+      metadata: { name: 'default' },
+      spec: {
+        role: 'KarpenterNodeRole',
+        metadataOptions: { httpTokens: 'required', httpPutResponseHopLimit: 1 },
+      },
+    };
+    const bodies = [review(policy, 'bench-policy'), review(nodeClass, 'bench-nodeclass')];
+
+    const webhook = await startChild(
+      [
+        'bin/rtctl.ts',
+        'webhook',
+        'serve',
+        '--cert',
+        certFile,
+        '--key',
+        keyFile,
+        '--listen',
+        '127.0.0.1:0',
+        '--log-level',
+        'info',
+        '--shutdown-delay',
+        '0',
+      ],
+      /webhook listening/,
+    );
+    children.push(webhook.child);
+    const bare = await startChild(['bench/webhook/bare-server.ts', certFile, keyFile], /"port"/);
+    children.push(bare.child);
+
+    // Warm up both (JIT), then measure in alternating rounds so both see the same machine state; medians.
+    await measure(webhook.port, bodies, { connections: 4 }, 2);
+    await measure(bare.port, bodies, { connections: 4 }, 2);
+    const rounds = {
+      webhookMax: [] as Measure[],
+      bareMax: [] as Measure[],
+      webhook1000: [] as Measure[],
+      bare1000: [] as Measure[],
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? (['webhook', 'bare'] as const) : (['bare', 'webhook'] as const);
+      for (const which of order) {
+        const port = which === 'webhook' ? webhook.port : bare.port;
+        (which === 'webhook' ? rounds.webhookMax : rounds.bareMax).push(
+          await measure(port, bodies, { connections: 10 }),
+        );
+        (which === 'webhook' ? rounds.webhook1000 : rounds.bare1000).push(
+          await measure(port, bodies, { connections: 10, overallRate: 1000 }),
+        );
+      }
+    }
+    const webhookMax = medianOf(rounds.webhookMax);
+    const bareMax = medianOf(rounds.bareMax);
+    const webhookAt1000 = medianOf(rounds.webhook1000);
+    const bareAt1000 = medianOf(rounds.bare1000);
+    const ratio = webhookMax.requestsPerSecond / bareMax.requestsPerSecond;
+    process.stdout.write(
+      `${JSON.stringify(
+        {
+          bench: 'webhook',
+          durationSeconds: DURATION,
+          rounds: ROUNDS,
+          statistic: 'median over rounds (error counts summed)',
+          loadAverage: os.loadavg().map((l) => Number(l.toFixed(2))),
+          cpus: os.cpus().length,
+          bodyBytes: bodies.map((b) => Buffer.byteLength(b)),
+          webhook: { max: webhookMax, at1000: webhookAt1000 },
+          bare: { max: bareMax, at1000: bareAt1000 },
+          throughputRatio: Number(ratio.toFixed(3)),
+          targets: { throughputRatio: 0.85, p99MsAt1000: 5 },
+          meetsTargets: ratio >= 0.85 && webhookAt1000.p99Ms < 5,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  } finally {
+    for (const c of children) c.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
