@@ -362,14 +362,13 @@ static __always_inline void find_rule(struct scratch *s, const char *name, int n
 			return;
 		__builtin_memcpy(s->ikey.key, s->res, RT_PATH_MAX);
 		eval_list(s, RT_NODE_PATH, 0);
-		if (cls == RT_CLASS_PROCESS) {
-			__builtin_memset(s->ikey.key, 0, RT_PATH_MAX);
-			s->last_slash = 0;
-			bpf_loop(RT_PATH_MAX, find_last_slash, NULL, 0);
-			bpf_loop(RT_PATH_MAX, copy_basename, NULL, 0);
-			eval_list(s, RT_NODE_EXECNAME, 0);
-			__builtin_memcpy(s->ikey.key, s->res, RT_PATH_MAX);
-		}
+		/* L(EXECNAME, basename): probed for Process and File alike (docs/rule-table.md). */
+		__builtin_memset(s->ikey.key, 0, RT_PATH_MAX);
+		s->last_slash = 0;
+		bpf_loop(RT_PATH_MAX, find_last_slash, NULL, 0);
+		bpf_loop(RT_PATH_MAX, copy_basename, NULL, 0);
+		eval_list(s, RT_NODE_EXECNAME, 0);
+		__builtin_memcpy(s->ikey.key, s->res, RT_PATH_MAX);
 		s->seen_parent = 0;
 		bpf_loop(RT_PATH_MAX, walk_resource, NULL, 0);
 		for (int k = 0; k < RT_MAX_PATTERN_CANDIDATES; k++) {
@@ -408,22 +407,54 @@ static __always_inline __u32 strlen_path(const char *p)
 	return n;
 }
 
-/* Fills dst (RT_PATH_MAX bytes) with the path of f, zero padded; returns its length, 0 if unknown. */
-static __always_inline __u32 file_path(struct file *f, char *dst)
+/* Which scratch buffer a zero_tail loop clears. */
+#define BUF_RES 0
+#define BUF_ACTOR 1
+#define BUF_PARENT 2
+struct tail_ctx {
+	__u32 which;
+	__u32 from;
+};
+
+/* bpf_loop callback: zeroes one byte past the end of a path (bpf_d_path leaves its working copy
+ * in the tail of the buffer, and map keys must be zero padded). */
+static long zero_tail(__u32 i, void *ctx)
+{
+	struct tail_ctx *t = ctx;
+	struct scratch *s = get_scratch();
+	if (!s)
+		return 1;
+	__u32 at = t->from + i;
+	if (at >= RT_PATH_MAX)
+		return 1;
+	if (t->which == BUF_RES)
+		s->res[pidx(at)] = 0;
+	else if (t->which == BUF_ACTOR)
+		s->actor[pidx(at)] = 0;
+	else
+		s->parent[pidx(at)] = 0;
+	return 0;
+}
+
+/* Fills dst (RT_PATH_MAX bytes of the scratch buffer `which`) with the path of f, zero padded;
+ * returns its length, 0 if unknown. */
+static __always_inline __u32 file_path(struct file *f, char *dst, __u32 which)
 {
 	__builtin_memset(dst, 0, RT_PATH_MAX);
 	if (!f)
 		return 0;
 	long n = bpf_d_path((struct path *)&f->f_path, dst, RT_PATH_MAX);
-	if (n <= 1) {
+	if (n <= 1 || n > RT_PATH_MAX) {
 		__builtin_memset(dst, 0, RT_PATH_MAX);
 		return 0;
 	}
+	struct tail_ctx t = { .which = which, .from = (__u32)n - 1 };
+	bpf_loop(RT_PATH_MAX, zero_tail, &t, 0);
 	return (__u32)(n - 1) & (RT_PATH_MAX - 1);
 }
 
 /* The executable of task t into dst, through bpf_d_path when allowed (and remembered), else the cache. */
-static __always_inline __u32 exe_path(struct task_struct *t, char *dst, int may_d_path)
+static __always_inline __u32 exe_path(struct task_struct *t, char *dst, __u32 which, int may_d_path)
 {
 	struct file *exe = BPF_CORE_READ(t, mm, exe_file);
 	__u64 key = (__u64)exe;
@@ -432,7 +463,7 @@ static __always_inline __u32 exe_path(struct task_struct *t, char *dst, int may_
 		return 0;
 	}
 	if (may_d_path) {
-		__u32 n = file_path(t->mm->exe_file, dst);
+		__u32 n = file_path(t->mm->exe_file, dst, which);
 		if (n > 0)
 			bpf_map_update_elem(&rt_exe_cache, &key, dst, BPF_ANY);
 		return n;
@@ -546,10 +577,10 @@ static __always_inline int conclude(struct scratch *s, __u32 flags, __u32 arg2, 
 	e->flags = flags;
 	e->arg2 = arg2;
 	e->arg3 = arg3;
-	e->pad = 0;
+	e->arg0 = regs ? (__u32)BPF_CORE_READ(regs, di) : 0;
 	__builtin_memcpy(e->resource, s->res, RT_PATH_MAX);
 	__builtin_memcpy(e->exe, s->actor, RT_PATH_MAX);
-	exe_path(t->real_parent, s->parent, may_d_path);
+	exe_path(t->real_parent, s->parent, BUF_PARENT, may_d_path);
 	__builtin_memcpy(e->parent_exe, s->parent, RT_PATH_MAX);
 	bpf_ringbuf_submit(e, 0);
 	count(1);
@@ -568,8 +599,8 @@ int BPF_PROG(rt_bprm_check, struct linux_binprm *bprm, int ret)
 		return 0;
 	struct task_struct *t = bpf_get_current_task_btf();
 	/* The acting executable of an exec is the one running before it: the parent's in alert terms. */
-	s->actor_len = exe_path(t, s->actor, 1);
-	s->res_len = file_path(bprm->file, s->res);
+	s->actor_len = exe_path(t, s->actor, BUF_ACTOR, 1);
+	s->res_len = file_path(bprm->file, s->res, BUF_RES);
 	s->owner = bprm->file->f_inode->i_uid.val == (__u32)bpf_get_current_uid_gid();
 	find_rule(s, s->res, 1);
 	return conclude(s, 0, 0, 0, 1, 1);
@@ -586,8 +617,8 @@ int BPF_PROG(rt_file_open, struct file *file, int ret)
 	if (!s)
 		return 0;
 	struct task_struct *t = bpf_get_current_task_btf();
-	s->actor_len = exe_path(t, s->actor, 1);
-	s->res_len = file_path(file, s->res);
+	s->actor_len = exe_path(t, s->actor, BUF_ACTOR, 1);
+	s->res_len = file_path(file, s->res, BUF_RES);
 	s->write = (file->f_mode & FMODE_WRITE) != 0;
 	s->owner = file->f_inode->i_uid.val == (__u32)bpf_get_current_uid_gid();
 	find_rule(s, s->res, 1);
@@ -633,7 +664,7 @@ static __always_inline int decide_socket(int family, int type, int protocol)
 	if (!s->res_len)
 		return 0;
 	struct task_struct *t = bpf_get_current_task_btf();
-	s->actor_len = exe_path(t, s->actor, 1);
+	s->actor_len = exe_path(t, s->actor, BUF_ACTOR, 1);
 	find_rule(s, s->res, 0);
 	return conclude(s, family, type, protocol, 1, 1);
 }
@@ -683,7 +714,7 @@ int BPF_PROG(rt_capable, const struct cred *cred, struct user_namespace *ns, int
 	bpf_probe_read_kernel_str(s->res, 20, cap_names[c]);
 	s->res_len = strlen_path(s->res);
 	struct task_struct *t = bpf_get_current_task_btf();
-	s->actor_len = exe_path(t, s->actor, 0);
+	s->actor_len = exe_path(t, s->actor, BUF_ACTOR, 0);
 	find_rule(s, s->res, 0);
 	return conclude(s, cap, 0, 0, 0, !(opts & CAP_OPT_NOAUDIT));
 }

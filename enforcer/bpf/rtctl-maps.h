@@ -160,7 +160,7 @@ struct rt_event {
 	__u32 flags;        /* File: open flags. Network: family. Capabilities: capability number */
 	__u32 arg2;         /* Network: type */
 	__u32 arg3;         /* Network: protocol */
-	__u32 pad;
+	__u32 arg0;         /* first system call argument, low 32 bits (openat: the directory fd) */
 	char resource[RT_PATH_MAX];
 	char exe[RT_PATH_MAX];
 	char parent_exe[RT_PATH_MAX];

@@ -75,9 +75,9 @@ static int handle_event(void *ctx, void *data, size_t size)
 	unsigned long long wall = e->time_ns + offset;
 	printf("{\"event\":{\"timeNs\":\"%llu\",\"wid\":%u,\"generation\":%u,\"pid\":%u,\"ppid\":%u,"
 	       "\"nsPid\":%u,\"nsPpid\":%u,\"uid\":%u,\"rule\":%d,\"cls\":%u,\"kind\":%u,\"action\":%u,"
-	       "\"write\":%u,\"errno\":%d,\"syscall\":%d,\"flags\":%u,\"arg2\":%u,\"arg3\":%u,\"resource\":",
+	       "\"write\":%u,\"errno\":%d,\"syscall\":%d,\"arg0\":%d,\"flags\":%u,\"arg2\":%u,\"arg3\":%u,\"resource\":",
 	       wall, e->wid, e->generation, e->pid, e->ppid, e->ns_pid, e->ns_ppid, e->uid, e->rule, e->cls,
-	       e->kind, e->action, e->write, e->err, (int)e->syscall, e->flags, e->arg2, e->arg3);
+	       e->kind, e->action, e->write, e->err, (int)e->syscall, (int)e->arg0, e->flags, e->arg2, e->arg3);
 	jwrite_str(stdout, e->resource, RT_PATH_MAX);
 	printf(",\"exe\":");
 	jwrite_str(stdout, e->exe, RT_PATH_MAX);

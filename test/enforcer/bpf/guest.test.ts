@@ -3,6 +3,7 @@
 // with the host's root shared read-only. Each in-guest test result becomes one `it` here, so the
 // host's mocha run counts them; a guest that fails to boot or to report fails this suite.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,6 +58,8 @@ describe('BPF-LSM data plane inside a guest kernel (qemu TCG, Debian 6.1)', func
       [hasCommand('clang'), 'clang (builds the BPF programs)'],
       [hasCommand('bpftool'), 'bpftool (skeletons)'],
     ]);
+    // The guest sees the repository read-only: build the programs and the loader here first.
+    execFileSync(path.join(repoRoot, 'enforcer', 'bpf', 'build.sh'), { stdio: ['ignore', 'ignore', 'pipe'] });
     const files = selectGuestFiles();
     const command = [
       'node --import tsx node_modules/mocha/bin/mocha.js --no-config --exit --timeout 300000',
