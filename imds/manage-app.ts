@@ -2,14 +2,19 @@
 // listener (never the metadata port, so nothing on the instance can change its own options).
 //   POST /modify-instance-metadata-options   {"instance-id": ..., "http-tokens": ..., ...} → 200 options | 400 error
 //   GET  /instances/<instance-id>/metadata-options                                         → 200 options | 400 error
+//   GET  /                                       the console form (HTML), which posts the same operation form-encoded
 //   GET  /healthz                                                                            → 200 ok
+// JSON bodies must say `Content-Type: application/json` (browsers cannot send that cross-site without a
+// preflight we never answer); form posts must come from this endpoint's own origin. Both close the door on
+// a web page changing the options through the operator's browser.
 import express, { type Express, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { InstanceRegistry } from './instance-registry.js';
 import { ApiErrorCode, parseModifyRequest, type ApiError } from './modify-request.js';
+import { renderConsoleForm } from './console-form.js';
+import { MODIFY_PATH } from './manage-paths.js';
 
-/** Path of the modify operation. */
-export const MODIFY_PATH = '/modify-instance-metadata-options';
+export { MODIFY_PATH };
 
 /** The error body of the management API. */
 export interface ApiErrorBody {
@@ -34,19 +39,47 @@ function sendApiErrors(res: Response, status: number, errors: readonly ApiError[
   res.status(status).json(toBody(errors));
 }
 
+/** True when the request body has the given media type. */
+function hasType(req: Request, type: string): boolean {
+  return typeof req.is(type) === 'string';
+}
+
+/** A console form leaves unchanged options empty: those are not given, rather than invalid. */
+function dropEmptyFormFields(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null) return body;
+  return Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([, v]) => v !== ''));
+}
+
 /** Creates the management app over the registry. */
 export function createManageApp(deps: { registry: InstanceRegistry; logger: Logger }): Express {
   const { registry, logger } = deps;
   const app = express();
   app.disable('x-powered-by');
-  app.use(express.json({ limit: '16kb', strict: false, type: () => true }));
+  app.use(express.json({ limit: '16kb', strict: false, type: 'application/json' }));
+  app.use(express.urlencoded({ limit: '16kb', extended: false, type: 'application/x-www-form-urlencoded' }));
+
+  app.get('/', (_req, res) => {
+    res.type('text/html').send(renderConsoleForm(registry.ids()));
+  });
 
   app.get('/healthz', (_req, res) => {
     res.type('text/plain').send('ok');
   });
 
   app.post(MODIFY_PATH, (req: Request, res: Response) => {
-    const parsed = parseModifyRequest(req.body as unknown);
+    let body: unknown = req.body;
+    if (hasType(req, 'application/x-www-form-urlencoded')) {
+      const origin = req.headers.origin;
+      if (origin !== undefined && origin !== `http://${req.headers.host ?? ''}`) {
+        const message = `form posts from another origin (${origin}) are refused`;
+        return sendApiErrors(res, 403, [{ code: ApiErrorCode.InvalidRequest, message }]);
+      }
+      body = dropEmptyFormFields(body);
+    } else if (!hasType(req, 'application/json')) {
+      const message = 'send the request as application/json (or form-encoded from the console form)';
+      return sendApiErrors(res, 415, [{ code: ApiErrorCode.InvalidRequest, message }]);
+    }
+    const parsed = parseModifyRequest(body);
     if (!parsed.ok) return sendApiErrors(res, 400, parsed.errors);
     const result = registry.modify(parsed.request);
     if (!result.ok) return sendApiErrors(res, 400, [result.error]);

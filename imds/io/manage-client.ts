@@ -1,5 +1,6 @@
 // HTTP client of the management endpoint, used by `rtctl imds modify-instance-metadata-options`.
-import { MODIFY_PATH, type ApiErrorBody } from '../manage-app.js';
+import type { ApiErrorBody } from '../manage-app.js';
+import { MODIFY_PATH } from '../manage-paths.js';
 import type { MetadataOptionsResponse } from '../instance-registry.js';
 
 /** Outcome of a call: the options, an API error, or a transport failure. */

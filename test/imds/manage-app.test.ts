@@ -303,3 +303,74 @@ describe('imds management: never on the metadata port', () => {
     );
   });
 });
+
+describe('imds management: console form and request media types', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(async () => h.close());
+  const form = (body: string, headers: Record<string, string> = {}) =>
+    sendRequest(
+      h.manageUrl,
+      'POST',
+      '/modify-instance-metadata-options',
+      { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body,
+    );
+
+  it('GET / serves the form: every instance id and every option with its allowed values', async () => {
+    const res = await sendRequest(h.manageUrl, 'GET', '/');
+    assert.equal(res.status, 200);
+    assert.match(String(res.headers['content-type']), /^text\/html/);
+    assert.match(res.body, /<form method="post" action="\/modify-instance-metadata-options">/);
+    assert.match(res.body, new RegExp(`<option>${ID}</option>`));
+    for (const name of [
+      'http-endpoint',
+      'http-tokens',
+      'http-put-response-hop-limit',
+      'instance-metadata-tags',
+    ])
+      assert.match(res.body, new RegExp(`name="${name}"`));
+    for (const v of ['enabled', 'disabled', 'optional', 'required'])
+      assert.match(res.body, new RegExp(`<option>${v}</option>`));
+  });
+  it('a same-origin form post is the same operation; fields left empty are unchanged', async () => {
+    const url = new URL(h.manageUrl);
+    const res = await form(
+      `instance-id=${ID}&http-endpoint=&http-tokens=required&http-put-response-hop-limit=2&instance-metadata-tags=`,
+      { origin: `http://${url.host}` },
+    );
+    assert.equal(res.status, 200, res.body);
+    const body = JSON.parse(res.body) as OptionsResponse;
+    assert.equal(body.InstanceMetadataOptions['State'], 'pending');
+    assert.equal(body.InstanceMetadataOptions['HttpTokens'], 'required');
+    assert.equal(body.InstanceMetadataOptions['HttpPutResponseHopLimit'], 2);
+    assert.equal(body.InstanceMetadataOptions['HttpEndpoint'], 'enabled');
+    h.scheduler.runAll();
+  });
+  it('a form post with a bad value is rejected like JSON (400 InvalidParameterValue)', async () => {
+    const res = await form(`instance-id=${ID}&http-put-response-hop-limit=99`);
+    assert.equal(res.status, 400);
+    assert.match(res.body, /InvalidParameterValue/);
+  });
+  it('a form post from another origin is refused (403) and changes nothing', async () => {
+    const before = await describeOptions(h);
+    const res = await form(`instance-id=${ID}&http-endpoint=disabled`, { origin: 'http://attacker.example' });
+    assert.equal(res.status, 403);
+    assert.match(res.body, /another origin/);
+    assert.deepEqual(await describeOptions(h), before);
+    assert.equal(h.scheduler.pending(), 0);
+  });
+  it('a JSON body sent as text/plain (what a cross-site page can send) is refused with 415', async () => {
+    const res = await sendRequest(
+      h.manageUrl,
+      'POST',
+      '/modify-instance-metadata-options',
+      { 'content-type': 'text/plain' },
+      JSON.stringify({ 'instance-id': ID, 'http-endpoint': 'disabled' }),
+    );
+    assert.equal(res.status, 415);
+    assert.equal(h.scheduler.pending(), 0);
+  });
+});
