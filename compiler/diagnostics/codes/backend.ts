@@ -71,14 +71,14 @@ export const BACKEND_CODES: readonly CodeInfo[] = [
     severity: 'warning',
     name: 'selinux-condition-ignored',
     summary:
-      'SELinux cannot express this condition (pts, allowedArgs, execname); the SELinux rule is written without it.',
+      'SELinux cannot express this condition (pts, allowedArgs, syscalls, presets); the SELinux rule is written without it.',
   },
   {
     code: 'RT4106',
-    severity: 'info',
-    name: 'selinux-pod-policy',
+    severity: 'warning',
+    name: 'selinux-unrepresentable-path',
     summary:
-      'SELinux modules are compiled for host policies only; pod policies go to AppArmor profiles and the rule table.',
+      'A path holds a space, a quote, a control or non-ASCII character, which a file_contexts entry cannot carry exactly; the rule is left out of the SELinux module and enforced by the rule table.',
   },
 ];
 
