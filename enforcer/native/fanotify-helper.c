@@ -897,8 +897,75 @@ static int probe(void) {
   return 0;
 }
 
+static int hexval(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+static void unhex(const char *in, char *out, size_t len) {
+  size_t o = 0;
+  if (strcmp(in, "-") != 0) {
+    for (size_t i = 0; in[i] && in[i + 1] && o + 1 < len; i += 2) {
+      int hi = hexval(in[i]), lo = hexval(in[i + 1]);
+      if (hi < 0 || lo < 0) break;
+      out[o++] = (char)(hi * 16 + lo);
+    }
+  }
+  out[o] = 0;
+}
+
+/* --decide: the lookup walk on stdin queries, for testing it against the oracle. Input lines:
+ *   table <len>\n<bytes>      load a table
+ *   Q <class> <write> <owner> <tty> <a|b> <policies|-> <resource hex|-> <actor hex|->
+ * Output per query: `D <rule> <action> <posture> <report>`, or `E <message>`. */
+static int decide_mode(void) {
+  static char line[65536];
+  struct rule_table t;
+  uint8_t *bytes = NULL;
+  int have = 0;
+  while (fgets(line, sizeof line, stdin)) {
+    if (strncmp(line, "table ", 6) == 0) {
+      size_t n = strtoul(line + 6, NULL, 10);
+      free(bytes);
+      bytes = malloc(n ? n : 1);
+      if (!bytes || fread(bytes, 1, n, stdin) != n) return 1;
+      char err[256];
+      have = rt_open(&t, bytes, (uint32_t)n, err, sizeof err) == 0;
+      if (!have) printf("E %s\n", err);
+      continue;
+    }
+    if (line[0] != 'Q' || !have) continue;
+    int cls, wr, ow, tty;
+    char posture[4], pols[32768], rhex[8192], ahex[8192];
+    if (sscanf(line, "Q %d %d %d %d %3s %32767s %8191s %8191s", &cls, &wr, &ow, &tty, posture, pols, rhex, ahex) != 8) {
+      printf("E bad query\n");
+      continue;
+    }
+    size_t words = (t.policy_count + 63) / 64 + 1;
+    uint64_t *set = calloc(words, sizeof(uint64_t));
+    if (strcmp(pols, "-") != 0)
+      for (char *tok = strtok(pols, ","); tok; tok = strtok(NULL, ",")) {
+        unsigned long p = strtoul(tok, NULL, 10);
+        if (p < t.policy_count) set[p >> 6] |= 1ULL << (p & 63);
+      }
+    char res[4096], actor[4096];
+    unhex(rhex, res, sizeof res);
+    unhex(ahex, actor, sizeof actor);
+    struct lookup in = {.policy_set = set, .cls = cls, .resource = res, .actor = actor, .write = wr, .owner = ow,
+                        .tty = tty, .posture_block = posture[0] == 'b', .allow_mask = rt_allow_mask(&t, set)};
+    struct decision d;
+    rt_decide(&t, &in, &d);
+    printf("D %d %d %d %d\n", d.rule, d.action, d.posture, d.report);
+    free(set);
+  }
+  free(bytes);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--probe") == 0) return probe();
+  if (argc == 2 && strcmp(argv[1], "--decide") == 0) return decide_mode();
   if (argc != 3 || strcmp(argv[1], "--socket") != 0) {
     fprintf(stderr, "usage: rtctl-fanotify --socket <path> | --probe\n");
     return 2;

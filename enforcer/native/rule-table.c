@@ -190,9 +190,16 @@ static const uint8_t *find_node(const struct rule_table *t, int cls, int kind, c
 
 static int in_set(const uint64_t *set, uint32_t p) { return (set[p >> 6] >> (p & 63)) & 1; }
 
-/* Whole-string glob: `**` any bytes, `*` any bytes but '/', `?` one byte but '/'. */
+/* Whole-string glob: `**` any bytes, `*` any bytes but '/', `?` one byte but '/'. A dynamic programme over
+ * (pattern token, path byte): O(pattern x path), whatever the glob. */
+#define GLOB_MAX 8192
 static int glob_match(const char *g, size_t gl, const char *s, size_t sl) {
-  size_t gi = 0, si = 0;
+  static uint8_t a[GLOB_MAX + 1], b[GLOB_MAX + 1];
+  if (sl > GLOB_MAX) return 0;
+  uint8_t *cur = a, *next = b;
+  memset(cur, 0, sl + 1);
+  cur[0] = 1;
+  size_t gi = 0;
   while (gi < gl) {
     if (g[gi] == '*') {
       size_t stars = 0;
@@ -200,26 +207,24 @@ static int glob_match(const char *g, size_t gl, const char *s, size_t sl) {
         gi++;
         stars++;
       }
-      if (gi == gl) {
-        if (stars >= 2) return 1;
-        return memchr(s + si, '/', sl - si) == NULL;
+      if (stars >= 2) {
+        next[0] = cur[0];
+        for (size_t j = 1; j <= sl; j++) next[j] = (uint8_t)(cur[j] || next[j - 1]);
+      } else {
+        next[0] = cur[0];
+        for (size_t j = 1; j <= sl; j++) next[j] = (uint8_t)(cur[j] || (next[j - 1] && s[j - 1] != '/'));
       }
-      for (size_t k = si; k <= sl; k++) {
-        if (glob_match(g + gi, gl - gi, s + k, sl - k)) return 1;
-        if (k < sl && stars < 2 && s[k] == '/') return 0;
-      }
-      return 0;
+    } else {
+      char c = g[gi++];
+      next[0] = 0;
+      for (size_t j = 1; j <= sl; j++)
+        next[j] = (uint8_t)(cur[j - 1] && (c == '?' ? s[j - 1] != '/' : s[j - 1] == c));
     }
-    if (si >= sl) return 0;
-    if (g[gi] == '?') {
-      if (s[si] == '/') return 0;
-    } else if (g[gi] != s[si]) {
-      return 0;
-    }
-    gi++;
-    si++;
+    uint8_t *t = cur;
+    cur = next;
+    next = t;
   }
-  return si == sl;
+  return cur[sl];
 }
 
 /* `dir` (ends in '/') is the parent of `path`, or (recursive) any ancestor of it. */
@@ -249,7 +254,8 @@ static int source_matches(const struct rule_table *t, const uint8_t *rule, const
 static int applies(const uint8_t *rule, const struct lookup *in) {
   int ro = (rule[7] & FLAG_READONLY) != 0, oo = (rule[7] & FLAG_OWNERONLY) != 0;
   int exempt = ro || oo;
-  int acceptable = (!ro || !in->write) && (!oo || in->owner);
+  int write = in->cls == CLASS_FILE && in->write; /* only opens write; exec counts as a read */
+  int acceptable = (!ro || !write) && (!oo || in->owner);
   if (rule[6] == ACTION_ALLOW) return !exempt || acceptable;
   return !(exempt && acceptable);
 }
@@ -327,11 +333,9 @@ void rt_decide(const struct rule_table *t, const struct lookup *in, struct decis
   out->rule = -1;
   if (in->cls == CLASS_PROCESS || in->cls == CLASS_FILE) {
     walk_list(t, find_node(t, in->cls, NODE_PATH, res, rl), in, NODE_PATH, 0, &best);
-    if (in->cls == CLASS_PROCESS) {
-      const char *slash = strrchr(res, '/');
-      const char *base = slash ? slash + 1 : res;
-      walk_list(t, find_node(t, in->cls, NODE_EXECNAME, base, strlen(base)), in, NODE_EXECNAME, 0, &best);
-    }
+    const char *slash = strrchr(res, '/');
+    const char *base = slash ? slash + 1 : res;
+    walk_list(t, find_node(t, in->cls, NODE_EXECNAME, base, strlen(base)), in, NODE_EXECNAME, 0, &best);
     size_t parent_len = 0;
     for (size_t i = 0; i + 1 < rl; i++)
       if (res[i] == '/') parent_len = i + 1;

@@ -1,0 +1,212 @@
+// The fanotify helper's C lookup walk (enforcer/native/rule-table.c, driven through `rtctl-fanotify
+// --decide`) against the decision oracle (compiler/decide) on generated rule sets, workloads and operations,
+// with the policy sets computed the way the enforcer computes them (enforcer/node-state.ts).
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import fc from 'fast-check';
+import { orderRuleTable } from '../../../compiler/backends/rules/build-rule-table.js';
+import { decideOperation } from '../../../compiler/decide/decide.js';
+import type { OperationRequest, Postures } from '../../../compiler/decide/decision-input.js';
+import { Operation, type RuleSet } from '../../../compiler/ir/rule-set.js';
+import { buildNodeState } from '../../../enforcer/node-state.js';
+import { describeContainer, describeHost } from '../../../enforcer/workload.js';
+import { hasCommand } from '../../support/prereq.js';
+import { requirePrereqs } from '../../support/prereq.js';
+import { arbScenario } from '../../compiler/decide/arbitrary-rule-set.js';
+import { REPO_ROOT } from '../support/enforcer-process.js';
+
+const CLASS: Record<Operation, number> = { Process: 0, File: 1, Network: 2, Capabilities: 3 };
+
+function hex(s: string | undefined): string {
+  return s === undefined || s === '' ? '-' : Buffer.from(s, 'utf8').toString('hex');
+}
+
+/** The resource as a data plane hands it to the walk (lower case, capabilities without `cap_`). */
+function normalizeResource(op: OperationRequest): string {
+  if (op.operation === Operation.Network) return op.resource.toLowerCase();
+  if (op.operation === Operation.Capabilities) return op.resource.toLowerCase().replace(/^cap_/, '');
+  return op.resource;
+}
+
+function postureOf(postures: Postures, op: Operation): 'a' | 'b' {
+  const p =
+    op === Operation.Network
+      ? postures.network
+      : op === Operation.Capabilities
+        ? postures.capabilities
+        : postures.file;
+  return p === 'block' ? 'b' : 'a';
+}
+
+describe('fanotify helper lookup walk vs the decision oracle', function () {
+  this.timeout(60000);
+  let helper = '';
+
+  before(function () {
+    requirePrereqs(this, [[hasCommand('cc'), 'a C compiler is needed to build the helper']]);
+    helper = execFileSync('sh', [`${REPO_ROOT}/enforcer/native/build.sh`], { encoding: 'utf8' }).trim();
+  });
+
+  it('decides like the oracle on 800 generated scenarios (fast-check, fixed seed)', () => {
+    const scenarios = fc.sample(arbScenario, { numRuns: 800, seed: 20261122 });
+    const chunks: Buffer[] = [];
+    const expected: {
+      ruleSet: RuleSet;
+      op: OperationRequest;
+      allowed: boolean;
+      action: string | null;
+      policy: string | null;
+    }[] = [];
+    const policyNames: string[][] = [];
+    for (const { ruleSet, workload, operations, postures } of scenarios) {
+      // The policy set as the enforcer computes it for this workload.
+      const w =
+        workload.kind === 'host'
+          ? describeHost()
+          : describeContainer({
+              id: 'c',
+              labels: { ...workload.labels, 'io.kubernetes.pod.namespace': workload.namespace },
+              image: '',
+              pid: 2,
+              cgroupPath: '',
+            });
+      const node = buildNodeState(
+        { ruleSet, workloads: [w], postures: new Map(), nodeLabels: { ...workload.nodeLabels } },
+        1,
+      );
+      const set = node.state.workloads[0]?.policies ?? [];
+      const table = node.state.table;
+      chunks.push(Buffer.from(`table ${table.byteLength}\n`), Buffer.from(table));
+      const names = orderRuleTable(ruleSet).policies.map((p) => p.name);
+      for (const op of operations) {
+        if (op.args !== undefined && op.args.length > 0) continue; // the data planes do not see arguments
+        const d = decideOperation(ruleSet, workload, op, postures);
+        const actor = op.operation === Operation.Process ? op.parentExecutable : op.executable;
+        chunks.push(
+          Buffer.from(
+            `Q ${CLASS[op.operation]} ${op.write ? 1 : 0} ${op.owner ? 1 : 0} ${op.tty ? 1 : 0} ${postureOf(postures, op.operation)} ${set.length > 0 ? set.join(',') : '-'} ${hex(normalizeResource(op))} ${hex(actor)}\n`,
+          ),
+        );
+        expected.push({
+          ruleSet,
+          op,
+          allowed: d.allowed,
+          action: d.alert?.Action ?? null,
+          policy: d.alert?.PolicyName ?? null,
+        });
+        policyNames.push(names);
+      }
+    }
+    const r = spawnSync(helper, ['--decide'], {
+      input: Buffer.concat(chunks),
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    });
+    assert.equal(r.status, 0, r.stderr);
+    const lines = r.stdout.split('\n').filter((l) => l !== '');
+    assert.equal(lines.length, expected.length, 'one answer per query');
+    assert.ok(expected.length > 1000, `enough queries (${expected.length})`);
+    let reported = 0;
+    lines.forEach((line, i) => {
+      const e = expected[i];
+      assert.ok(e);
+      const [tag, rule, action, posture, report] = line.split(' ').map((x, k) => (k === 0 ? x : Number(x)));
+      assert.equal(tag, 'D', line);
+      const ctx = JSON.stringify(e.op);
+      assert.equal(action !== 2, e.allowed, `allowed ${ctx}`);
+      assert.equal(report === 1, e.action !== null, `alert presence ${ctx}`);
+      if (e.action !== null) {
+        reported++;
+        assert.equal(action === 2 ? 'Block' : 'Audit', e.action, `alert action ${ctx}`);
+        const rulesInOrder = orderRuleTable(e.ruleSet).rules;
+        const policy = posture === 1 ? 'DefaultPosture' : rulesInOrder[Number(rule)]?.policy.name;
+        assert.equal(policy, e.policy, `policy ${ctx}`);
+      }
+    });
+    assert.ok(reported > 100, `enough alerting decisions (${reported})`);
+    assert.ok(policyNames.length === expected.length);
+  });
+
+  it('refuses damaged tables with a message and never crashes (truncations and flipped bytes)', () => {
+    const [scenario] = fc.sample(arbScenario, { numRuns: 1, seed: 7 });
+    assert.ok(scenario);
+    const good = buildNodeState(
+      { ruleSet: scenario.ruleSet, workloads: [], postures: new Map(), nodeLabels: {} },
+      1,
+    ).state.table;
+    const chunks: Buffer[] = [];
+    const query = Buffer.from(`Q 1 0 0 0 a 0 ${hex('/etc/passwd')} -\n`);
+    let cases = 0;
+    for (const cut of [0, 8, 64, 127, 128, good.byteLength - 1]) {
+      chunks.push(Buffer.from(`table ${cut}\n`), Buffer.from(good.subarray(0, cut)), query);
+      cases++;
+    }
+    for (let i = 0; i < 200; i++) {
+      const bad = Buffer.from(good);
+      const at = (i * 7919) % bad.byteLength;
+      bad[at] = (bad[at] ?? 0) ^ (1 + (i % 255));
+      chunks.push(Buffer.from(`table ${bad.byteLength}\n`), bad, query);
+      cases++;
+    }
+    const r = spawnSync(helper, ['--decide'], { input: Buffer.concat(chunks), encoding: 'utf8' });
+    assert.equal(r.status, 0, `exit ${String(r.status)} signal ${String(r.signal)}`);
+    const lines = r.stdout.split('\n').filter((l) => l !== '');
+    const errors = lines.filter((l) => l.startsWith('E '));
+    assert.ok(errors.length >= 6, 'every truncated table is refused');
+    assert.ok(
+      errors.every((l) => l.length > 4),
+      'refusals carry a message',
+    );
+    assert.ok(lines.length >= cases, 'one answer or refusal per table');
+  });
+
+  it('matches adversarial globs without backtracking blow-up (finishes within the spawn timeout)', () => {
+    const pattern = `/${'*a'.repeat(40)}b`;
+    const ruleSet: RuleSet = {
+      policies: [
+        {
+          kind: 'RuntimePolicy',
+          name: 'glob',
+          namespace: 'default',
+          target: { kind: 'pods', namespace: 'default', matchLabels: {}, matchExpressions: [] },
+          rules: [
+            {
+              operation: Operation.File,
+              matcher: { kind: 'pattern', pattern },
+              fromSource: [],
+              readOnly: false,
+              ownerOnly: false,
+              action: 'Block',
+              severity: 1,
+              tags: [],
+              message: '',
+              allowedArgs: [],
+              pts: false,
+              location: { file: 'g.yaml', line: 1, column: 1, pointer: '' },
+            },
+          ],
+          syscallRules: [],
+          presets: [],
+          apparmor: '',
+          location: { file: 'g.yaml', line: 1, column: 1, pointer: '' },
+        },
+      ],
+    };
+    const table = buildNodeState({ ruleSet, workloads: [], postures: new Map(), nodeLabels: {} }, 1).state
+      .table;
+    const path = `/${'a'.repeat(3000)}`;
+    const r = spawnSync(helper, ['--decide'], {
+      input: Buffer.concat([
+        Buffer.from(`table ${table.byteLength}\n`),
+        Buffer.from(table),
+        Buffer.from(`Q 1 0 0 0 a 0 ${hex(path)} -\nQ 1 0 0 0 a 0 ${hex(`${path}b`)} -\n`),
+      ]),
+      encoding: 'utf8',
+      timeout: 10000,
+    });
+    assert.equal(r.status, 0);
+    const [miss, hit] = r.stdout.trim().split('\n');
+    assert.equal(miss?.split(' ')[2], '0', 'no b at the end: allowed');
+    assert.equal(hit?.split(' ')[2], '2', 'ends in b: blocked');
+  });
+});
