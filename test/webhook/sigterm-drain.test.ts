@@ -1,12 +1,15 @@
 // SIGTERM under load: the webhook runs as a child process (`rtctl webhook serve`), 16 keep-alive clients keep
 // requests in flight, and SIGTERM arrives. The server keeps answering with /readyz failing, tells clients to
-// close (Connection: close), drains, and exits 0; no request fails.
+// close (Connection: close), drains, and exits 0; no request fails. A request still uploading when the
+// listener closes is answered too.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import https from 'node:https';
 import {
+  TEST_DNS,
   createReview,
   createTestCertificates,
   createTestClient,
@@ -24,6 +27,7 @@ const NODECLASS = {
 
 function startChild(
   certs: TestCertificates,
+  shutdownDelayMs = 400,
 ): Promise<{ child: ChildProcess; port: number; lines: string[] }> {
   const child = spawn(
     process.execPath,
@@ -40,7 +44,7 @@ function startChild(
       '--listen',
       '127.0.0.1:0',
       '--shutdown-delay',
-      '400',
+      String(shutdownDelayMs),
       '--drain-timeout',
       '5000',
     ],
@@ -140,5 +144,45 @@ describe('webhook SIGTERM under load (child process)', function () {
       lines.some((l) => l.includes('"msg":"stopped"')),
       lines.join('\n'),
     );
+  });
+
+  it('a request still uploading when the listener closes is answered before exit', async () => {
+    const { child, port } = await startChild(certs, 0);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const body = Buffer.from(
+      JSON.stringify(
+        createReview({ ...NODECLASS, metadata: { name: 'slow', annotations: { pad: 'x'.repeat(200_000) } } }),
+      ),
+    );
+    const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = https.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/validate',
+          ca: certs.caCert,
+          servername: TEST_DNS,
+          headers: { 'content-type': 'application/json', 'content-length': body.length },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }),
+          );
+        },
+      );
+      req.on('error', reject);
+      // Half the body now, SIGTERM, the rest after the listener has closed.
+      req.write(body.subarray(0, body.length / 2), () => {
+        child.kill('SIGTERM');
+        setTimeout(() => req.end(body.subarray(body.length / 2)), 300);
+      });
+    });
+    const res = await answer;
+    assert.equal(res.status, 200, res.text);
+    assert.equal((JSON.parse(res.text) as { response: { allowed: boolean } }).response.allowed, true);
+    assert.equal(await exited, 0);
   });
 });
