@@ -23,6 +23,7 @@ import { normalizeCapability } from '../../decide/match-rule.js';
 import { matchGlobBytes, tokenizeGlob } from './match-glob-bytes.js';
 import {
   ACTION_BY_CODE,
+  CLASS_BY_CODE,
   CLASS_CODES,
   HEADER_SIZE,
   Header,
@@ -61,6 +62,22 @@ export interface TablePolicy {
   kind: PolicyKind;
   file: string;
   line: number;
+}
+
+/** A rule record, decoded. */
+export interface DecodedRule {
+  index: number;
+  policy: string;
+  operation: Operation;
+  /** Matcher code (docs/rule-table.md). */
+  matcher: number;
+  value: string;
+  action: Action;
+  flags: number;
+  depth: number;
+  sources: string[];
+  severity: number;
+  location: string;
 }
 
 /** Result of reading a table: the table, or why it is not a valid one. */
@@ -549,6 +566,56 @@ export class RuleTable {
     if ((set.allowUnscoped & (1 << classCode)) !== 0) return true;
     const actorText = op.operation === Operation.Process ? op.parentExecutable : op.executable;
     return actorText !== undefined && this.hasScopedAllow(set, classCode, encoder.encode(actorText));
+  }
+
+  /** Every rule record decoded, in table (precedence) order: for dumps and debugging. */
+  listRules(): DecodedRule[] {
+    const out: DecodedRule[] = [];
+    for (let r = 0; r < this.s.ruleCount; r++) {
+      const at = this.s.ruleOffset + r * RULE_RECORD_SIZE;
+      const sources: string[] = [];
+      const start = this.u32(at + 16);
+      for (let i = start; i < start + this.u32(at + 20); i++) {
+        const so = this.s.sourceOffset + i * SOURCE_RECORD_SIZE;
+        const value = this.getString(this.u32(so));
+        sources.push(
+          this.u8(so + 4) === SourceCode.path ? value : `${value}${this.u8(so + 5) === 1 ? '**' : '*'}`,
+        );
+      }
+      out.push({
+        index: r,
+        policy: this.getPolicy(this.u32(at)).name,
+        operation: CLASS_BY_CODE[this.u8(at + 4)] ?? Operation.File,
+        matcher: this.u8(at + 5),
+        value: this.getString(this.u32(at + 8)),
+        action: ACTION_BY_CODE[this.u8(at + 6)] ?? Action.Allow,
+        flags: this.u8(at + 7),
+        depth: this.view.getUint16(at + 12, true),
+        sources,
+        severity: this.u32(at + 24),
+        location: `${this.getString(this.u32(at + 48))}:${this.u32(at + 52)}:${this.u32(at + 56)}`,
+      });
+    }
+    return out;
+  }
+
+  /** Every index node decoded, in node order. */
+  listNodes(): { index: number; operation: Operation; kind: number; key: string; rules: number[] }[] {
+    const out: { index: number; operation: Operation; kind: number; key: string; rules: number[] }[] = [];
+    for (let n = 0; n < this.s.nodeCount; n++) {
+      const at = this.s.nodeOffset + n * NODE_RECORD_SIZE;
+      const rules: number[] = [];
+      const start = this.u32(at + 16);
+      for (let i = start; i < start + this.u32(at + 20); i++) rules.push(this.u32(this.s.refOffset + 4 * i));
+      out.push({
+        index: n,
+        operation: CLASS_BY_CODE[this.u8(at + 12)] ?? Operation.File,
+        kind: this.u8(at + 13),
+        key: this.getString(this.u32(at + 8)),
+        rules,
+      });
+    }
+    return out;
   }
 
   /** Where rule `r` is written. */
