@@ -82,13 +82,18 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
   const known = new Map<string, Workload>();
   let eventsDone: Promise<void> = Promise.resolve();
 
-  const reconcileOnce = async (): Promise<void> => {
+  let containers: Workload[] | undefined;
+
+  /** Reconciles; re-lists containers on the poll (and the first time), reuses the last list on policy changes. */
+  const reconcileOnce = async (refreshContainers: boolean): Promise<void> => {
     if (snapshot === undefined || stopped) return;
     const snap = snapshot;
     const podLabels = snap.podLabels;
-    const containers = await options.containers.list(
-      podLabels ? (ns, pod) => podLabels.get(`${ns}/${pod}`) : undefined,
-    );
+    if (refreshContainers || containers === undefined) {
+      containers = await options.containers.list(
+        podLabels ? (ns, pod) => podLabels.get(`${ns}/${pod}`) : undefined,
+      );
+    }
     const workloads = [describeHost(), ...containers];
     for (const w of workloads) known.set(w.key, w);
     if (known.size > 4096) {
@@ -118,8 +123,9 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
     );
   };
 
-  const reconcile = (): Promise<void> => {
-    const p = running.then(reconcileOnce, reconcileOnce);
+  const reconcile = (refreshContainers = true): Promise<void> => {
+    const run = (): Promise<void> => reconcileOnce(refreshContainers);
+    const p = running.then(run, run);
     running = p.catch((err: unknown) => logger.error({ err }, 'reconcile failed'));
     return p;
   };
@@ -159,7 +165,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
       generation = (await plane.enforced()).generation;
       snapshot = await options.source.start((s) => {
         snapshot = s;
-        void reconcile();
+        void reconcile(false);
       });
       await reconcile();
       eventsDone = consumeEvents().catch((err: unknown) => logger.error({ err }, 'event stream failed'));
