@@ -211,7 +211,8 @@ function judge(
       findings.push({
         code: AdmissionCode.ImdsHopLimitAllowed,
         severity: Severity.Warning,
-        message: `${what}; allowed by ${ALLOW_POD_IMDS_ANNOTATION}: ${JSON.stringify(allowReason)}`,
+        // Warnings reach kubectl through the API server, which may cut long ones: keep this one short.
+        message: `${written(hopLimit, kind)}: pods can reach the metadata service; allowed by ${ALLOW_POD_IMDS_ANNOTATION}: ${describeValue(allowReason)}`,
         pointer: hopLimit.pointer,
       });
     } else {
@@ -227,7 +228,7 @@ function judge(
     findings.push({
       code: AdmissionCode.ImdsEndpointDisabled,
       severity: Severity.Warning,
-      message: `${written(endpoint, kind)}: the metadata endpoint is off; node components that rely on it will fail`,
+      message: `${written(endpoint, kind)}: node components that rely on the metadata service will fail`,
       pointer: endpoint.pointer,
     });
   }
