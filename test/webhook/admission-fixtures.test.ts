@@ -109,7 +109,8 @@ describe('webhook admission fixtures (real HTTPS on loopback)', function () {
         assert.deepEqual(headsOf(errorLines), errs, body.response.status.message);
         assert.deepEqual(headsOf(body.response.warnings ?? []), warns);
         // The API server may cut warnings longer than 256 characters.
-        for (const w of body.response.warnings ?? []) assert.ok(w.length <= 256, `${w.length} characters: ${w}`);
+        for (const w of body.response.warnings ?? [])
+          assert.ok(w.length <= 256, `${w.length} characters: ${w}`);
       });
     }
   }
