@@ -8,7 +8,8 @@ import type { Command } from 'commander';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
 import { generateWebhookCertificates } from './certs.js';
-import { DEFAULT_LISTEN, parseListen, parseMillis, type WebhookServeConfig } from './config.js';
+import { parseListenAddress } from '../imds/listen-address.js';
+import { DEFAULT_LISTEN, parseMillis, type WebhookServeConfig } from './config.js';
 import { checkObject } from '../compiler/lint.js';
 import { startWebhook } from './serve.js';
 import { buildWebhookConfiguration, DEFAULT_WEBHOOK_CONFIG } from './webhook-config.js';
@@ -53,21 +54,24 @@ function collect(value: string, previous: string[]): string[] {
 }
 
 function readServeConfig(flags: ServeFlags): WebhookServeConfig | string {
-  const listen = parseListen(flags.listen);
-  if ('error' in listen) return listen.error;
+  const parsed = parseListenAddress(flags.listen);
+  if (!parsed.ok) return `--listen: ${parsed.error}`;
+  const listen = parsed.value;
   const delay = parseMillis('--shutdown-delay', flags.shutdownDelay);
+  if (typeof delay !== 'number') return delay.error;
   const drain = parseMillis('--drain-timeout', flags.drainTimeout);
+  if (typeof drain !== 'number') return drain.error;
   const reload = parseMillis('--reload-interval', flags.reloadInterval);
-  for (const v of [delay, drain, reload]) if (typeof v !== 'number') return v.error;
+  if (typeof reload !== 'number') return reload.error;
   return {
     certFile: flags.cert,
     keyFile: flags.key,
     host: listen.host,
     port: listen.port,
     ...(flags.policyDir === undefined ? {} : { policyDir: flags.policyDir }),
-    shutdownDelayMs: delay as number,
-    drainTimeoutMs: drain as number,
-    reloadIntervalMs: Math.max(50, reload as number),
+    shutdownDelayMs: delay,
+    drainTimeoutMs: drain,
+    reloadIntervalMs: Math.max(50, reload),
   };
 }
 

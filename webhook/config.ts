@@ -19,19 +19,6 @@ export interface WebhookServeConfig {
 /** Default listen address: all interfaces, port 8443. */
 export const DEFAULT_LISTEN = '0.0.0.0:8443';
 
-/** Parses `host:port` or `[v6]:port`; returns a reason when it is not one. */
-export function parseListen(text: string): { host: string; port: number } | { error: string } {
-  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):([0-9]{1,5})$/.exec(text);
-  const host = m?.[1] ?? m?.[2];
-  const port = Number(m?.[3]);
-  if (m === null || host === undefined || !Number.isInteger(port) || port > 65535) {
-    return {
-      error: `--listen ${JSON.stringify(text)}: expected <host>:<port>, e.g. 0.0.0.0:8443 or [::1]:8443`,
-    };
-  }
-  return { host, port };
-}
-
 /** Parses a non-negative integer flag. */
 export function parseMillis(name: string, text: string): number | { error: string } {
   const n = Number(text);

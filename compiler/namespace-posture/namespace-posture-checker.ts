@@ -4,7 +4,7 @@ import type { CheckContext, DocumentChecker, ObjectHead } from '../checks/docume
 import { AdmissionCode } from '../diagnostics/codes/admission.js';
 import { Severity } from '../diagnostics/diagnostic.js';
 import type { Finding } from '../diagnostics/finding.js';
-import { describeValue } from '../node-settings/describe-value.js';
+import { describeValue, isRecord } from '../node-settings/json-value.js';
 
 /** The posture annotation keys, one per operation class (Process follows the file posture). */
 export const POSTURE_ANNOTATIONS = [
@@ -16,10 +16,6 @@ export const POSTURE_ANNOTATIONS = [
 /** The values a posture annotation may take. */
 export const Posture = { Audit: 'audit', Block: 'block' } as const;
 export type Posture = (typeof Posture)[keyof typeof Posture];
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** The findings for one posture annotation value, or none when it is valid. */
 export function checkPostureValue(key: string, value: unknown): Finding[] {

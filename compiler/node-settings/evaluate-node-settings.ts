@@ -13,7 +13,7 @@ import {
   isOneOf,
   isValidHopLimit,
 } from '../imds/options.js';
-import { describeValue } from './describe-value.js';
+import { describeValue, isRecord } from './json-value.js';
 import { ImdsOption, type FieldSpec, type ImdsValues, type NodeKind } from './node-kinds.js';
 
 /** The annotation that accepts a hop limit above 1; its value is the reason, echoed in the warning. */
@@ -29,10 +29,6 @@ interface Resolved<T> {
 }
 
 type ResolvedOptions = { [K in keyof ImdsValues]: Resolved<ImdsValues[K]> };
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function escapePointerSegment(s: string): string {
   return s.replace(/~/g, '~0').replace(/\//g, '~1');

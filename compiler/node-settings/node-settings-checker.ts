@@ -3,13 +3,13 @@
 import type { CheckContext, DocumentChecker, ObjectHead } from '../checks/document-checker.js';
 import type { Finding } from '../diagnostics/finding.js';
 import { evaluateNodeSettings } from './evaluate-node-settings.js';
+import { isRecord } from './json-value.js';
 import { findNodeKind } from './node-kinds.js';
 
 function readHead(object: unknown): ObjectHead | undefined {
-  if (typeof object !== 'object' || object === null) return undefined;
-  const o = object as Record<string, unknown>;
-  const apiVersion = o['apiVersion'];
-  const kind = o['kind'];
+  if (!isRecord(object)) return undefined;
+  const apiVersion = object['apiVersion'];
+  const kind = object['kind'];
   return typeof apiVersion === 'string' && typeof kind === 'string' ? { apiVersion, kind } : undefined;
 }
 

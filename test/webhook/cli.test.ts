@@ -154,7 +154,7 @@ describe('rtctl webhook certs and config (CLI)', function () {
   it('serve with a bad --listen is a usage error (exit 2)', () => {
     const r = rtctl('webhook', 'serve', '--cert', 'x', '--key', 'y', '--listen', 'nowhere');
     assert.equal(r.status, 2);
-    assert.match(r.stderr, /--listen "nowhere": expected <host>:<port>/);
+    assert.match(r.stderr, /--listen: "nowhere" is not host:port/);
   });
 
   it('serve with missing certificate files fails with exit 2 and says why', () => {

@@ -1,6 +1,7 @@
 // The rule for custom OPA policies: each loaded policy's deny entrypoint is evaluated with the AdmissionReview
 // request as input, and each message it returns denies. A policy that fails to evaluate denies (fail closed).
 import { AdmissionCode } from '../../compiler/diagnostics/codes/admission.js';
+import { isRecord } from '../../compiler/node-settings/json-value.js';
 import { Operation, type AdmissionRequest } from '../admission-review.js';
 import { ALLOW, type Decision, type DecisionItem } from '../decision.js';
 import type { AdmissionRule } from './rule.js';
@@ -13,10 +14,6 @@ export interface CustomPolicy {
 }
 
 const MAX_MESSAGE = 1024;
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function shorten(s: string): string {
   return s.length > MAX_MESSAGE ? `${s.slice(0, MAX_MESSAGE)}…` : s;
