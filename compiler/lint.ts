@@ -182,12 +182,21 @@ export function lintTexts(sources: readonly SourceText[], options: LintOptions =
         }
       }
       if (hasError || !isPolicyKind(kind) || apiVersion !== API_GROUP_VERSION) continue;
-      const line = positionOf(state, doc.offset).line;
-      const pd = { kind, object: value, file: source.file, index: doc.index, line } as PolicyDocument;
+      // Lines are computed on first read only: a clean compile never parses positions.
+      const docLine = (): number => positionOf(state, state.yaml.documentOffset(doc.index)).line;
+      const pd = {
+        kind,
+        object: value,
+        file: source.file,
+        index: doc.index,
+        get line() {
+          return docLine();
+        },
+      } as PolicyDocument;
       documents.push(pd);
       const policy = lowerPolicy(pd, (pointer) => {
         const r = state.yaml.locate(doc.index, pointer);
-        const p = positionOf(state, r?.offset ?? doc.offset);
+        const p = positionOf(state, r?.offset ?? state.yaml.documentOffset(doc.index));
         return { line: p.line, column: p.column };
       });
       located.push({ policy, file: source.file, document: doc.index });

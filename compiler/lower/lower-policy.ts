@@ -92,7 +92,8 @@ export const RULE_LISTS: readonly ListSpec[] = [
     section: 'network',
     list: 'matchProtocols',
     operation: 'Network',
-    matcher: (r) => (r.protocol === undefined ? undefined : { kind: 'protocol', protocol: r.protocol.toLowerCase() }),
+    matcher: (r) =>
+      r.protocol === undefined ? undefined : { kind: 'protocol', protocol: r.protocol.toLowerCase() },
   },
   {
     section: 'capabilities',
@@ -121,7 +122,11 @@ function pattern(r: RawRule): Matcher | undefined {
 export function lowerSource(s: RawSource): SourceMatcher | undefined {
   if (s.path !== undefined) return { kind: 'path', path: s.path };
   if (s.dir !== undefined) {
-    return { kind: 'directory', dir: s.dir.endsWith('/') ? s.dir : `${s.dir}/`, recursive: s.recursive === true };
+    return {
+      kind: 'directory',
+      dir: s.dir.endsWith('/') ? s.dir : `${s.dir}/`,
+      recursive: s.recursive === true,
+    };
   }
   return undefined;
 }
@@ -172,7 +177,22 @@ function targetOf(doc: PolicyDocument): Target {
 /** Lowers one policy document. Rules that resolve to no action are left out (lint reports them as RT3009). */
 export function lowerPolicy(doc: PolicyDocument, locate: LocateFn): PolicyIR {
   const spec = doc.object.spec as unknown as Inherited & Record<string, unknown>;
-  const at = (pointer: string): SourceLocation => ({ file: doc.file, ...locate(pointer), pointer });
+  // Line and column are resolved on first read (most compiles never read them); the result is kept.
+  const at = (pointer: string): SourceLocation => {
+    let pos: { line: number; column: number } | undefined;
+    return {
+      file: doc.file,
+      pointer,
+      get line() {
+        pos ??= locate(pointer);
+        return pos.line;
+      },
+      get column() {
+        pos ??= locate(pointer);
+        return pos.column;
+      },
+    };
+  };
   const rules: Rule[] = [];
   for (const ls of RULE_LISTS) {
     const section = spec[ls.section] as RawSection | undefined;
@@ -213,10 +233,12 @@ export function lowerPolicy(doc: PolicyDocument, locate: LocateFn): PolicyIR {
       syscallRules.push(rule);
     });
   }
-  const presets = ((spec['presets'] as Array<{ name: string; action?: string }> | undefined) ?? []).flatMap((p) => {
-    const action = resolveAction(p, spec);
-    return action === undefined ? [] : [{ name: p.name, action }];
-  });
+  const presets = ((spec['presets'] as Array<{ name: string; action?: string }> | undefined) ?? []).flatMap(
+    (p) => {
+      const action = resolveAction(p, spec);
+      return action === undefined ? [] : [{ name: p.name, action }];
+    },
+  );
   return {
     kind: doc.kind,
     name: doc.object.metadata.name,

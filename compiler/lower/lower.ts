@@ -19,8 +19,6 @@ export function lowerDocuments(
   documents: readonly PolicyDocument[],
   locate?: (doc: PolicyDocument) => LocateFn,
 ): RuleSet {
-  const policies = documents.map((d) =>
-    lowerPolicy(d, locate?.(d) ?? (() => ({ line: d.line, column: 1 }))),
-  );
+  const policies = documents.map((d) => lowerPolicy(d, locate?.(d) ?? (() => ({ line: d.line, column: 1 }))));
   return { policies: policies.sort(comparePolicies) };
 }

@@ -12,7 +12,11 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 /** Decodes bytes as strict UTF-8 within the size bound. */
 export function decodeText(bytes: Uint8Array, maxBytes: number = DEFAULT_MAX_FILE_BYTES): DecodeResult {
   if (bytes.length > maxBytes) {
-    return fail('RT1006', `file is ${bytes.length} bytes; the limit is ${maxBytes} bytes (--max-file-size)`, 0);
+    return fail(
+      'RT1006',
+      `file is ${bytes.length} bytes; the limit is ${maxBytes} bytes (--max-file-size)`,
+      0,
+    );
   }
   const b0 = bytes[0];
   const b1 = bytes[1];
@@ -23,7 +27,11 @@ export function decodeText(bytes: Uint8Array, maxBytes: number = DEFAULT_MAX_FIL
     return { ok: true, text: decoder.decode(bytes) };
   } catch {
     const offset = findInvalidUtf8(bytes);
-    return fail('RT1008', `byte ${offset} is not valid UTF-8 (found 0x${hex(bytes[offset])}); expected UTF-8 text`, offset);
+    return fail(
+      'RT1008',
+      `byte ${offset} is not valid UTF-8 (found 0x${hex(bytes[offset])}); expected UTF-8 text`,
+      offset,
+    );
   }
 }
 
@@ -40,7 +48,16 @@ function findInvalidUtf8(bytes: Uint8Array): number {
   let i = 0;
   while (i < bytes.length) {
     const b = bytes[i] ?? 0;
-    const n = b < 0x80 ? 0 : b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1;
+    const n =
+      b < 0x80
+        ? 0
+        : b >= 0xc2 && b <= 0xdf
+          ? 1
+          : b >= 0xe0 && b <= 0xef
+            ? 2
+            : b >= 0xf0 && b <= 0xf4
+              ? 3
+              : -1;
     if (n < 0) return i;
     for (let k = 1; k <= n; k++) if (((bytes[i + k] ?? 0) & 0xc0) !== 0x80) return i;
     i += n + 1;

@@ -17,8 +17,6 @@ export const MAX_ALIAS_COUNT = 100;
 export interface YamlDocument {
   index: number;
   value: unknown;
-  /** Offset of the document's root node. */
-  offset: number;
 }
 
 /** A parse finding, with the document and character range it concerns. */
@@ -41,17 +39,17 @@ export interface YamlFile {
   documents: YamlDocument[];
   findings: PlacedFinding[];
   locate(document: number, pointer: string): Range | undefined;
+  /** Offset of a document's root node. */
+  documentOffset(document: number): number;
 }
 
 const E = jsyaml.EVENT_ID;
 
 /** Parses all documents of a text. Never throws. */
 export function parseYaml(text: string): YamlFile {
-  let events: YamlEvent[];
   let values: unknown[];
   try {
-    events = jsyaml.parseEvents(text, { maxDepth: MAX_NESTING_DEPTH });
-    values = jsyaml.constructFromEvents(events, { source: text, maxAliases: 0 });
+    values = jsyaml.loadAll(text, { maxDepth: MAX_NESTING_DEPTH, maxAliases: 0 });
   } catch (err) {
     if (err instanceof jsyaml.YAMLException && /maxDepth/.test(err.reason)) {
       const offset = err.mark?.position ?? 0;
@@ -61,11 +59,12 @@ export function parseYaml(text: string): YamlFile {
           placed('RT1007', `collections are nested deeper than ${MAX_NESTING_DEPTH} levels`, -1, offset),
         ],
         locate: () => undefined,
+        documentOffset: () => offset,
       };
     }
     return parseSlow(text);
   }
-  return fastResult(text, events, values);
+  return fastResult(text, values);
 }
 
 function placed(
@@ -83,20 +82,33 @@ function placed(
 
 // ---------------------------------------------------------------------------------------------- fast path
 
-function fastResult(text: string, events: YamlEvent[], values: unknown[]): YamlFile {
-  const docStarts: number[] = [];
-  for (let i = 0; i < events.length; i++) if (events[i]?.type === E.DOCUMENT) docStarts.push(i);
-  const documents = values.map((value, index) => ({
-    index,
-    value,
-    offset: nodeStart(events[(docStarts[index] ?? -1) + 1]) ?? 0,
-  }));
+/**
+ * The clean-file result. Positions are not needed unless something is reported or a rule's line is read, so
+ * the event stream that carries them is parsed on first use only.
+ */
+function fastResult(text: string, values: unknown[]): YamlFile {
+  let events: YamlEvent[] | undefined;
+  let docStarts: number[] = [];
+  const ensureEvents = (): YamlEvent[] => {
+    if (events === undefined) {
+      events = jsyaml.parseEvents(text, { maxDepth: MAX_NESTING_DEPTH });
+      docStarts = [];
+      for (let i = 0; i < events.length; i++) if (events[i]?.type === E.DOCUMENT) docStarts.push(i);
+    }
+    return events;
+  };
   return {
-    documents,
+    documents: values.map((value, index) => ({ index, value })),
     findings: [],
     locate(document, pointer) {
+      const ev = ensureEvents();
       const start = docStarts[document];
-      return start === undefined ? undefined : locateInEvents(text, events, start + 1, pointer);
+      return start === undefined ? undefined : locateInEvents(text, ev, start + 1, pointer);
+    },
+    documentOffset(document) {
+      const ev = ensureEvents();
+      const start = nodeStart(ev[(docStarts[document] ?? -1) + 1]);
+      return start !== undefined && start >= 0 ? start : 0;
     },
   };
 }
@@ -198,6 +210,7 @@ function parseSlow(text: string): YamlFile {
       documents: [],
       findings: [placed(err instanceof RangeError ? 'RT1007' : 'RT1001', message, -1, 0)],
       locate: () => undefined,
+      documentOffset: () => 0,
     };
   }
   const documents: YamlDocument[] = [];
@@ -219,7 +232,9 @@ function parseSlow(text: string): YamlFile {
       },
     });
     if (complexKey !== undefined) {
-      findings.push(placed('RT1001', 'mapping keys must be plain strings, not lists or mappings', index, complexKey));
+      findings.push(
+        placed('RT1001', 'mapping keys must be plain strings, not lists or mappings', index, complexKey),
+      );
       return;
     }
     try {
@@ -236,7 +251,7 @@ function parseSlow(text: string): YamlFile {
           findings.push(placed('RT1004', `alias *${node.source} is expanded here`, index, s, e));
         },
       });
-      documents.push({ index, value, offset });
+      documents.push({ index, value });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (/excessive alias count/i.test(message)) {
@@ -265,6 +280,10 @@ function parseSlow(text: string): YamlFile {
       const doc = docs[document];
       if (doc === undefined) return undefined;
       return locateInNodes(doc.contents, pointer);
+    },
+    documentOffset(document) {
+      const doc = docs[document];
+      return doc?.contents?.range?.[0] ?? doc?.range?.[0] ?? 0;
     },
   };
 }

@@ -51,8 +51,7 @@ export function normalizePolicy(doc: PolicyDocument): Record<string, unknown> {
     const v = src.metadata[k];
     if (v !== undefined && isObject(v) && Object.keys(v).length > 0) metadata[k] = order(v, undefined, false);
   }
-  const spec = order(src.spec, schema.properties?.['spec'], false) as { [k: string]: Json };
-  if (spec['severity'] === undefined) spec['severity'] = DEFAULT_SEVERITY;
+  const spec = src.spec['severity'] === undefined ? { ...src.spec, severity: DEFAULT_SEVERITY } : src.spec;
   return {
     apiVersion: doc.object.apiVersion,
     kind: doc.kind,

@@ -1,38 +1,62 @@
 // RT3006: a fromSource executable that the same workloads are blocked from running can never act, so the rule
-// that names it can never match.
+// that names it can never match. Blocking exec rules are indexed by path, base name and directory, so each
+// source is checked against only the rules that could block it (O(path depth) lookups, not a scan).
 import type { PolicyIR, Rule } from '../../ir/rule-set.js';
 import type { CrossFinding, CrossRule } from './cross-rule.js';
 import { targetsOverlap } from './target-overlap.js';
 
-function blocksExec(rule: Rule, path: string): boolean {
-  if (rule.operation !== 'Process' || rule.action !== 'Block' || rule.fromSource.length > 0) return false;
-  const m = rule.matcher;
-  if (m.kind === 'path') return m.path === path;
-  if (m.kind === 'execname') return path.slice(path.lastIndexOf('/') + 1) === m.name;
-  if (m.kind === 'directory') {
-    if (!path.startsWith(m.dir)) return false;
-    return m.recursive || !path.slice(m.dir.length).includes('/');
+interface Blocker {
+  policy: PolicyIR;
+  rule: Rule;
+}
+
+function push(map: Map<string, Blocker[]>, key: string, b: Blocker): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [b]);
+  else list.push(b);
+}
+
+/** Blocking exec rules that match `path`, by exact path, base name, or containing directory. */
+function candidates(
+  path: string,
+  byPath: Map<string, Blocker[]>,
+  byName: Map<string, Blocker[]>,
+  byDir: Map<string, Blocker[]>,
+): Blocker[] {
+  const out = [...(byPath.get(path) ?? []), ...(byName.get(path.slice(path.lastIndexOf('/') + 1)) ?? [])];
+  for (let i = path.lastIndexOf('/'); i >= 0; i = path.lastIndexOf('/', i - 1)) {
+    const dir = path.slice(0, i + 1);
+    const direct = dir.length === path.lastIndexOf('/') + 1;
+    for (const b of byDir.get(dir) ?? []) {
+      if (b.rule.matcher.kind === 'directory' && (direct || b.rule.matcher.recursive)) out.push(b);
+    }
+    if (i === 0) break;
   }
-  return false;
+  return out;
 }
 
 export const checkUnreachableSources: CrossRule = (policies) => {
-  const blockers: Array<{ policy: PolicyIR; rule: Rule }> = [];
+  const byPath = new Map<string, Blocker[]>();
+  const byName = new Map<string, Blocker[]>();
+  const byDir = new Map<string, Blocker[]>();
   for (const p of policies) {
-    for (const r of p.policy.rules) {
-      if (r.operation === 'Process' && r.action === 'Block' && r.fromSource.length === 0)
-        blockers.push({ policy: p.policy, rule: r });
+    for (const rule of p.policy.rules) {
+      if (rule.operation !== 'Process' || rule.action !== 'Block' || rule.fromSource.length > 0) continue;
+      const b = { policy: p.policy, rule };
+      const m = rule.matcher;
+      if (m.kind === 'path') push(byPath, m.path, b);
+      else if (m.kind === 'execname') push(byName, m.name, b);
+      else if (m.kind === 'directory') push(byDir, m.dir, b);
     }
   }
-  if (blockers.length === 0) return [];
+  if (byPath.size + byName.size + byDir.size === 0) return [];
   const out: CrossFinding[] = [];
   for (const p of policies) {
     for (const r of p.policy.rules) {
       r.fromSource.forEach((s, i) => {
         if (s.kind !== 'path') return;
-        const b = blockers.find(
-          (x) =>
-            x.rule !== r && targetsOverlap(x.policy.target, p.policy.target) && blocksExec(x.rule, s.path),
+        const b = candidates(s.path, byPath, byName, byDir).find(
+          (x) => x.rule !== r && targetsOverlap(x.policy.target, p.policy.target),
         );
         if (b === undefined) return;
         out.push({

@@ -1,0 +1,68 @@
+// bench/compile: lint+compile of 10 000 generated policies against a bare js-yaml loadAll of the same text
+// (the fastest JavaScript YAML parser, no positions) in the same run; the ratio is the figure (target <= 2).
+// Also reports the `yaml` package's full document parse, which keeps positions, for scale. Prints JSON.
+import { loadAll } from 'js-yaml';
+import { parseAllDocuments } from 'yaml';
+import { compile } from '../../compiler/compile.js';
+import { generateCorpus } from './generate-corpus.js';
+
+const COUNT = Number(process.env['BENCH_POLICIES'] ?? 10000);
+const RUNS = Number(process.env['BENCH_RUNS'] ?? 5);
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? NaN;
+}
+
+function time(fn: () => void): number {
+  const t = process.hrtime.bigint();
+  fn();
+  return Number(process.hrtime.bigint() - t) / 1e6;
+}
+
+const sources = generateCorpus(COUNT);
+const bytes = sources.reduce((n, s) => n + Buffer.byteLength(s.text), 0);
+
+let findings = 0;
+let artifacts = 0;
+const baseline: number[] = [];
+const rtctl: number[] = [];
+const yamlPackage: number[] = [];
+// Interleave the measurements so that machine noise hits both alike; one warm-up round first.
+for (let r = 0; r <= RUNS; r++) {
+  const b = time(() => {
+    for (const s of sources) loadAll(s.text);
+  });
+  const c = time(() => {
+    const result = compile(sources, { targets: ['crd'] });
+    findings = result.diagnostics.length;
+    artifacts = result.artifacts.length;
+  });
+  const y =
+    r < 2
+      ? time(() => {
+          for (const s of sources) parseAllDocuments(s.text);
+        })
+      : NaN;
+  if (r === 0) continue;
+  baseline.push(b);
+  rtctl.push(c);
+  if (!Number.isNaN(y)) yamlPackage.push(y);
+}
+
+const result = {
+  bench: 'compile',
+  policies: COUNT,
+  files: sources.length,
+  bytes,
+  runs: RUNS,
+  findings,
+  artifacts,
+  baselineJsYamlLoadAllMs: Math.round(median(baseline)),
+  rtctlLintCompileMs: Math.round(median(rtctl)),
+  ratio: Number((median(rtctl) / median(baseline)).toFixed(2)),
+  target: '<= 2',
+  yamlPackageParseAllDocumentsMs: Math.round(median(yamlPackage)),
+  heapUsedMB: Math.round(process.memoryUsage().heapUsed / 1e6),
+};
+process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
