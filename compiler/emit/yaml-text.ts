@@ -39,7 +39,8 @@ function scalar(v: Value): string {
     return String(v);
   }
   if (typeof v === 'bigint') return v.toString();
-  return JSON.stringify(String(v));
+  // Functions and symbols have no YAML form; manifests are built from JSON data and never hold them.
+  return 'null';
 }
 
 function isCollection(v: Value): v is Record<string, Value> | Value[] {
