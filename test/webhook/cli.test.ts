@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
@@ -170,5 +170,25 @@ describe('rtctl webhook certs and config (CLI)', function () {
     );
     assert.equal(r.status, 2);
     assert.match(r.stderr, /webhook serve: .*none\.(crt|key)/);
+  });
+
+  it('serve refuses a policy directory holding a file that is not OPA wasm (exit 2, file named)', () => {
+    const policies = path.join(dir, 'policies');
+    mkdirSync(policies);
+    writeFileSync(path.join(policies, 'junk.wasm'), 'not wasm');
+    const r = rtctl(
+      'webhook',
+      'serve',
+      '--cert',
+      path.join(dir, 'tls.crt'),
+      '--key',
+      path.join(dir, 'tls.key'),
+      '--listen',
+      '127.0.0.1:0',
+      '--policy-dir',
+      policies,
+    );
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /webhook serve: junk\.wasm: not an OPA wasm module/);
   });
 });
