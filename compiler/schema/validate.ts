@@ -96,7 +96,7 @@ function suggest(name: string, candidates: readonly string[]): string {
 
 function propertiesOf(schema: unknown): string[] {
   if (schema !== null && typeof schema === 'object' && 'properties' in schema) {
-    const props = (schema).properties;
+    const props = schema.properties;
     if (props !== null && typeof props === 'object') return Object.keys(props);
   }
   return [];

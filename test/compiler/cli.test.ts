@@ -11,10 +11,14 @@ const run = promisify(execFile);
 
 async function rtctl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const r = await run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'bin', 'rtctl.ts'), ...args], {
-      cwd: REPO_ROOT,
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    const r = await run(
+      process.execPath,
+      ['--import', 'tsx', path.join(REPO_ROOT, 'bin', 'rtctl.ts'), ...args],
+      {
+        cwd: REPO_ROOT,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
@@ -41,7 +45,10 @@ describe('rtctl lint and compile (CLI)', function () {
   it('lint exits 1 on an error and prints file:line:col with the code', async () => {
     const r = await rtctl('lint', invalid('RT2003-unknown-field.yaml'));
     assert.equal(r.code, 1);
-    assert.match(r.stdout, /RT2003-unknown-field\.yaml:10:5: error RT2003 spec\.file\.matchPath: unknown field "matchPath" \(did you mean "matchPaths"\?\)/);
+    assert.match(
+      r.stdout,
+      /RT2003-unknown-field\.yaml:10:5: error RT2003 spec\.file\.matchPath: unknown field "matchPath" \(did you mean "matchPaths"\?\)/,
+    );
   });
 
   it('lint exits 1 when warnings exceed --max-warnings, 0 within it', async () => {
@@ -58,8 +65,14 @@ describe('rtctl lint and compile (CLI)', function () {
 
   it('lint --format json|sarif|junit write machine-readable reports', async () => {
     const f = invalid('RT3001-relative-path.yaml');
-    const json = JSON.parse((await rtctl('lint', '-f', 'json', f)).stdout) as Array<{ code: string; line: number }>;
-    assert.deepEqual(json.map((d) => [d.code, d.line]), [['RT3001', 11]]);
+    const json = JSON.parse((await rtctl('lint', '-f', 'json', f)).stdout) as Array<{
+      code: string;
+      line: number;
+    }>;
+    assert.deepEqual(
+      json.map((d) => [d.code, d.line]),
+      [['RT3001', 11]],
+    );
     const sarif = JSON.parse((await rtctl('lint', '-f', 'sarif', f)).stdout) as { version: string };
     assert.equal(sarif.version, '2.1.0');
     const junit = (await rtctl('lint', '-f', 'junit', f)).stdout;

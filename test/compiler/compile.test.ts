@@ -29,7 +29,10 @@ const corpus = readDir(CORPUS_DIR, 'corpus', REJECTED);
 describe('compile --target crd', () => {
   it('matches the golden build of policies/examples', () => {
     const r = compile(examples, { targets: ['crd'] });
-    assert.deepEqual(r.diagnostics.filter((d) => d.severity !== 'info'), []);
+    assert.deepEqual(
+      r.diagnostics.filter((d) => d.severity !== 'info'),
+      [],
+    );
     assertGolden(path.join(REPO_ROOT, 'test', 'golden', 'compile', 'examples'), r.artifacts);
   });
 
@@ -41,7 +44,9 @@ describe('compile --target crd', () => {
 
   it('is deterministic: twice, and with the input order reversed, gives byte-identical artifacts', () => {
     const digest = (sources: SourceText[]) =>
-      compile(sources, { targets: ['crd'] }).artifacts.map((a) => `${a.path} ${createHash('sha256').update(a.content).digest('hex')}`);
+      compile(sources, { targets: ['crd'] }).artifacts.map(
+        (a) => `${a.path} ${createHash('sha256').update(a.content).digest('hex')}`,
+      );
     const first = digest([...examples, ...corpus]);
     assert.deepEqual(digest([...examples, ...corpus]), first);
     assert.deepEqual(digest([...examples, ...corpus].reverse()), first);
@@ -51,7 +56,9 @@ describe('compile --target crd', () => {
     const r = compile(examples, { targets: ['crd'] });
     const index = r.artifacts.find((a) => a.path === 'index.json');
     assert.ok(index !== undefined);
-    const parsed = JSON.parse(String(index.content)) as { artifacts: Array<{ path: string; sha256: string }> };
+    const parsed = JSON.parse(String(index.content)) as {
+      artifacts: Array<{ path: string; sha256: string }>;
+    };
     const others = r.artifacts.filter((a) => a.path !== 'index.json');
     assert.equal(parsed.artifacts.length, others.length);
     for (const a of others) {
@@ -62,21 +69,31 @@ describe('compile --target crd', () => {
 
   it('emits structural CRDs: no additionalProperties beside properties, short names rp and rhp', () => {
     const r = compile(examples, { targets: ['crd'] });
-    const crds = r.artifacts.filter((a) => a.path.startsWith('crds/')).map((a) => parseYaml(String(a.content)) as Record<string, unknown>);
+    const crds = r.artifacts
+      .filter((a) => a.path.startsWith('crds/'))
+      .map((a) => parseYaml(String(a.content)) as Record<string, unknown>);
     assert.equal(crds.length, 2);
-    const shortNames = crds.map((c) => (c['spec'] as { names: { shortNames: string[] } }).names.shortNames[0]).sort();
+    const shortNames = crds
+      .map((c) => (c['spec'] as { names: { shortNames: string[] } }).names.shortNames[0])
+      .sort();
     assert.deepEqual(shortNames, ['rhp', 'rp']);
     const walk = (n: unknown, at: string): void => {
       if (n === null || typeof n !== 'object') return;
       const o = n as Record<string, unknown>;
-      assert.ok(!('properties' in o && o['additionalProperties'] === false), `additionalProperties: false beside properties at ${at}`);
+      assert.ok(
+        !('properties' in o && o['additionalProperties'] === false),
+        `additionalProperties: false beside properties at ${at}`,
+      );
       for (const [k, v] of Object.entries(o)) walk(v, `${at}/${k}`);
     };
     for (const c of crds) walk(c, '');
   });
 
   it('emits nothing when any document has an error', () => {
-    const bad = { file: 'bad.yaml', text: 'apiVersion: security.runtime.com/v1\nkind: RuntimePolicy\nmetadata: {name: x}\nspec: {action: Block}\n' };
+    const bad = {
+      file: 'bad.yaml',
+      text: 'apiVersion: security.runtime.com/v1\nkind: RuntimePolicy\nmetadata: {name: x}\nspec: {action: Block}\n',
+    };
     const r = compile([...examples, bad], { targets: ['crd'] });
     assert.equal(r.artifacts.length, 0);
     assert.ok(r.diagnostics.some((d) => d.code === 'RT2008'));

@@ -33,11 +33,17 @@ describe('conformance on the upstream corpus', () => {
       const { diagnostics, documents, ruleSet } = lintTexts([{ file, text }]);
       const errors = diagnostics.filter((d) => d.severity === 'error');
       if (expected === undefined) {
-        assert.deepEqual(errors.map((d) => `${d.code} ${d.message}`), []);
+        assert.deepEqual(
+          errors.map((d) => `${d.code} ${d.message}`),
+          [],
+        );
         assert.equal(documents.length, 1);
         assert.equal(ruleSet.policies.length, 1);
       } else {
-        assert.deepEqual(errors.map((d) => d.code), [expected]);
+        assert.deepEqual(
+          errors.map((d) => d.code),
+          [expected],
+        );
         assert.equal(errors[0]?.start?.line, specLine(text));
         assert.equal(documents.length, 0);
       }

@@ -10,7 +10,9 @@ import { lintTexts } from '../../compiler/lint.js';
 import { COMPILER_FIXTURES } from '../support/paths.js';
 
 const INVALID = path.join(COMPILER_FIXTURES, 'invalid');
-const fixtures = readdirSync(INVALID).filter((f) => f.endsWith('.yaml')).sort();
+const fixtures = readdirSync(INVALID)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 /** Codes about files rather than YAML text, covered by read-sources.test.ts. */
 const FILE_LEVEL_CODES = new Set(['RT1006', 'RT1008', 'RT1012', 'RT1013']);
 
@@ -26,7 +28,10 @@ describe('compiler diagnostics by fixture', () => {
       assert.ok(marked.length > 0, 'fixture marks at least one line');
       const { diagnostics } = lintTexts([{ file: name, text }]);
       const found = diagnostics.filter((d) => d.code === code);
-      assert.ok(found.length > 0, `expected ${code}, got ${diagnostics.map((d) => d.code).join(', ') || 'nothing'}`);
+      assert.ok(
+        found.length > 0,
+        `expected ${code}, got ${diagnostics.map((d) => d.code).join(', ') || 'nothing'}`,
+      );
       for (const line of marked) {
         assert.ok(
           found.some((d) => d.start?.line === line),
@@ -56,7 +61,10 @@ describe('compiler diagnostics by fixture', () => {
       .map((f) => ({ file: f, text: readFileSync(path.join(dir, f), 'utf8') }));
     assert.ok(sources.length > 0);
     const { diagnostics, documents } = lintTexts(sources);
-    assert.deepEqual(diagnostics.map((d) => `${d.file}:${d.start?.line} ${d.code} ${d.message}`), []);
+    assert.deepEqual(
+      diagnostics.map((d) => `${d.file}:${d.start?.line} ${d.code} ${d.message}`),
+      [],
+    );
     assert.ok(documents.length >= sources.length);
   });
 });

@@ -22,7 +22,13 @@ const { diagnostics } = lintTexts([
 
 describe('lint output formats', () => {
   it('has the conflict on both sides to format', () => {
-    assert.deepEqual(diagnostics.map((d) => [d.code, d.start?.line]), [['RT3004', 11], ['RT3004', 24]]);
+    assert.deepEqual(
+      diagnostics.map((d) => [d.code, d.start?.line]),
+      [
+        ['RT3004', 11],
+        ['RT3004', 24],
+      ],
+    );
   });
 
   it('text: location, code, message, a caret under the node, the related place and a summary', () => {
@@ -38,7 +44,14 @@ describe('lint output formats', () => {
     const parsed = JSON.parse(formatJson(diagnostics)) as Array<Record<string, unknown>>;
     assert.equal(parsed.length, 2);
     assert.deepEqual(
-      { code: parsed[0]?.['code'], severity: parsed[0]?.['severity'], file: parsed[0]?.['file'], line: parsed[0]?.['line'], column: parsed[0]?.['column'], path: parsed[0]?.['path'] },
+      {
+        code: parsed[0]?.['code'],
+        severity: parsed[0]?.['severity'],
+        file: parsed[0]?.['file'],
+        line: parsed[0]?.['line'],
+        column: parsed[0]?.['column'],
+        path: parsed[0]?.['path'],
+      },
       { code: 'RT3004', severity: 'error', file, line: 11, column: 9, path: 'spec.process.matchPaths[0]' },
     );
     assert.equal(typeof parsed[0]?.['message'], 'string');
@@ -47,7 +60,10 @@ describe('lint output formats', () => {
   it('sarif: version 2.1.0, rules for every code, results with regions and related locations', () => {
     const log = JSON.parse(formatSarif(diagnostics, { version: '0.1.0', baseDir: '.' })) as {
       version: string;
-      runs: Array<{ tool: { driver: { name: string; rules: Array<{ id: string }> } }; results: Array<Record<string, unknown>> }>;
+      runs: Array<{
+        tool: { driver: { name: string; rules: Array<{ id: string }> } };
+        results: Array<Record<string, unknown>>;
+      }>;
     };
     assert.equal(log.version, '2.1.0');
     const run = log.runs[0];
@@ -58,13 +74,21 @@ describe('lint output formats', () => {
       ruleId: string;
       ruleIndex: number;
       level: string;
-      locations: Array<{ physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number; startColumn: number } } }>;
+      locations: Array<{
+        physicalLocation: {
+          artifactLocation: { uri: string };
+          region: { startLine: number; startColumn: number };
+        };
+      }>;
       relatedLocations: unknown[];
     };
     assert.equal(result.ruleId, 'RT3004');
     assert.equal(run.tool.driver.rules[result.ruleIndex]?.id, 'RT3004');
     assert.equal(result.level, 'error');
-    assert.equal(result.locations[0]?.physicalLocation.artifactLocation.uri, 'invalid/RT3004-conflicting-actions.yaml');
+    assert.equal(
+      result.locations[0]?.physicalLocation.artifactLocation.uri,
+      'invalid/RT3004-conflicting-actions.yaml',
+    );
     assert.deepEqual(result.locations[0]?.physicalLocation.region.startLine, 11);
     assert.equal(result.relatedLocations.length, 1);
   });
@@ -73,12 +97,24 @@ describe('lint output formats', () => {
     const xml = formatJunit(diagnostics, [file, clean]);
     assert.equal(XMLValidator.validate(xml), true);
     assert.match(xml, /<testsuites name="rtctl lint" tests="3" failures="2"/);
-    assert.match(xml, /<testcase classname="valid\/every-field.yaml" name="valid\/every-field.yaml#document-0"><\/testcase>/);
+    assert.match(
+      xml,
+      /<testcase classname="valid\/every-field.yaml" name="valid\/every-field.yaml#document-0"><\/testcase>/,
+    );
   });
 
   it('junit: escapes markup and control characters in messages', () => {
     const xml = formatJunit(
-      [{ code: 'RT2005', severity: 'error', message: 'bad <value> & "quote" \u0001', file: 'a&b.yaml', pointer: '', document: 0 }],
+      [
+        {
+          code: 'RT2005',
+          severity: 'error',
+          message: 'bad <value> & "quote" \u0001',
+          file: 'a&b.yaml',
+          pointer: '',
+          document: 0,
+        },
+      ],
       ['a&b.yaml'],
     );
     assert.equal(XMLValidator.validate(xml), true);

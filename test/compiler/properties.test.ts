@@ -10,7 +10,9 @@ import { checkObject, lintTexts } from '../../compiler/lint.js';
 import { COMPILER_FIXTURES, REPO_ROOT } from '../support/paths.js';
 
 const seeds = [
-  ...readdirSync(path.join(REPO_ROOT, 'policies', 'examples')).map((f) => path.join(REPO_ROOT, 'policies', 'examples', f)),
+  ...readdirSync(path.join(REPO_ROOT, 'policies', 'examples')).map((f) =>
+    path.join(REPO_ROOT, 'policies', 'examples', f),
+  ),
   path.join(COMPILER_FIXTURES, 'valid', 'every-field.yaml'),
 ].map((p) => readFileSync(p, 'utf8'));
 
@@ -26,11 +28,44 @@ function assertWellFormed(text: string): void {
   }
 }
 
-const tokens = fc.constantFrom('\t', ':', ': ', '- ', '&a ', '*a', '"', "'", '{', '}', '[', ']', '\n', '  ', '#', '|', '>', '---\n', '\u00e9', '\u0000', '!!binary ', '<<: ', '%YAML 1.2\n', 'null', '~', '1e9', '-1', 'true');
+const tokens = fc.constantFrom(
+  '\t',
+  ':',
+  ': ',
+  '- ',
+  '&a ',
+  '*a',
+  '"',
+  "'",
+  '{',
+  '}',
+  '[',
+  ']',
+  '\n',
+  '  ',
+  '#',
+  '|',
+  '>',
+  '---\n',
+  '\u00e9',
+  '\u0000',
+  '!!binary ',
+  '<<: ',
+  '%YAML 1.2\n',
+  'null',
+  '~',
+  '1e9',
+  '-1',
+  'true',
+);
 
 const textMutation = fc.oneof(
   fc.record({ kind: fc.constant('delete' as const), at: fc.nat(), len: fc.integer({ min: 1, max: 40 }) }),
-  fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), s: fc.oneof(tokens, fc.string({ maxLength: 8 })) }),
+  fc.record({
+    kind: fc.constant('insert' as const),
+    at: fc.nat(),
+    s: fc.oneof(tokens, fc.string({ maxLength: 8 })),
+  }),
   fc.record({ kind: fc.constant('dupline' as const), at: fc.nat() }),
   fc.record({ kind: fc.constant('swaplines' as const), a: fc.nat(), b: fc.nat() }),
 );
@@ -59,10 +94,28 @@ function applyText(text: string, m: TextMutation): string {
 }
 
 const jsonValue = fc.oneof(
-  fc.constantFrom(null, true, false, 0, -1, 11, 1.5, '', 'Block', 'Allow', '/etc/', 'etc', '/x/', 'TCP', 'CAP_NET_RAW'),
+  fc.constantFrom(
+    null,
+    true,
+    false,
+    0,
+    -1,
+    11,
+    1.5,
+    '',
+    'Block',
+    'Allow',
+    '/etc/',
+    'etc',
+    '/x/',
+    'TCP',
+    'CAP_NET_RAW',
+  ),
   fc.string({ maxLength: 20 }),
   fc.array(fc.string({ maxLength: 5 }), { maxLength: 3 }),
-  fc.dictionary(fc.constantFrom('path', 'dir', 'action', 'x', 'recursive'), fc.string({ maxLength: 5 }), { maxKeys: 2 }),
+  fc.dictionary(fc.constantFrom('path', 'dir', 'action', 'x', 'recursive'), fc.string({ maxLength: 5 }), {
+    maxKeys: 2,
+  }),
 );
 
 /** Replaces the value at a random path of the object with a random value. */
@@ -87,10 +140,14 @@ function mutateAt(root: unknown, choices: readonly number[], value: unknown): un
 describe('compiler properties (fast-check)', () => {
   it('text mutations of valid policies never crash and every finding has a code and a position', () => {
     fc.assert(
-      fc.property(fc.nat({ max: seeds.length - 1 }), fc.array(textMutation, { minLength: 1, maxLength: 4 }), (seed, muts) => {
-        const text = muts.reduce(applyText, seeds[seed] ?? '');
-        assertWellFormed(text);
-      }),
+      fc.property(
+        fc.nat({ max: seeds.length - 1 }),
+        fc.array(textMutation, { minLength: 1, maxLength: 4 }),
+        (seed, muts) => {
+          const text = muts.reduce(applyText, seeds[seed] ?? '');
+          assertWellFormed(text);
+        },
+      ),
       { numRuns: 700 },
     );
   });
@@ -126,7 +183,12 @@ describe('compiler properties (fast-check)', () => {
     );
     fc.assert(
       fc.property(fc.anything(), (v) => {
-        const obj = { apiVersion: 'security.runtime.com/v1', kind: 'RuntimePolicy', metadata: { name: 'x' }, spec: v };
+        const obj = {
+          apiVersion: 'security.runtime.com/v1',
+          kind: 'RuntimePolicy',
+          metadata: { name: 'x' },
+          spec: v,
+        };
         for (const f of checkObject(obj)) assert.match(f.code, CODE);
       }),
       { numRuns: 2000 },
@@ -137,13 +199,24 @@ describe('compiler properties (fast-check)', () => {
     const cases: Array<[string, string]> = [
       ['['.repeat(100000), 'RT1007'],
       ['a: ' + '{x: '.repeat(5000) + '1' + '}'.repeat(5000), 'RT1007'],
-      ['a: &a [x,x,x,x,x,x,x,x,x,x]\n' + 'bcdefghij'.split('').map((c, i) => `${c}: &${c} [${Array(10).fill(`*${'abcdefghij'[i]}`).join(',')}]`).join('\n') + '\n', 'RT1005'],
+      [
+        'a: &a [x,x,x,x,x,x,x,x,x,x]\n' +
+          'bcdefghij'
+            .split('')
+            .map((c, i) => `${c}: &${c} [${Array(10).fill(`*${'abcdefghij'[i]}`).join(',')}]`)
+            .join('\n') +
+          '\n',
+        'RT1005',
+      ],
       [`apiVersion: v1\nkind: ConfigMap\ndata: {x: "${'y'.repeat(2_000_000)}"}\n`, 'RT1011'],
       ['apiVersion: v1\nkind: ConfigMap\n---\n'.repeat(20000), 'RT1011'],
     ];
     for (const [text, code] of cases) {
       const { diagnostics } = lintTexts([{ file: 'hostile.yaml', text }]);
-      assert.ok(diagnostics.some((d) => d.code === code), `expected ${code}, got ${[...new Set(diagnostics.map((d) => d.code))].join(',')}`);
+      assert.ok(
+        diagnostics.some((d) => d.code === code),
+        `expected ${code}, got ${[...new Set(diagnostics.map((d) => d.code))].join(',')}`,
+      );
     }
   });
 });

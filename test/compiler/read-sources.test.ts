@@ -18,7 +18,10 @@ describe('readSources', () => {
     writeFileSync(path.join(dir, 'a.yaml'), 'a: 1\n');
     writeFileSync(path.join(dir, 'notes.txt'), 'ignored');
     const r = await readSources([dir]);
-    assert.deepEqual(r.sources.map((s) => path.relative(dir, s.file)), ['a.yaml', path.join('b', 'x.yml')]);
+    assert.deepEqual(
+      r.sources.map((s) => path.relative(dir, s.file)),
+      ['a.yaml', path.join('b', 'x.yml')],
+    );
     assert.equal(r.ioFailed, false);
   });
 
@@ -26,7 +29,10 @@ describe('readSources', () => {
     const f = path.join(dir, 'big.yaml');
     writeFileSync(f, 'a: 1\n'.repeat(1000));
     const r = await readSources([f], 100);
-    assert.deepEqual(r.diagnostics.map((d) => d.code), ['RT1006']);
+    assert.deepEqual(
+      r.diagnostics.map((d) => d.code),
+      ['RT1006'],
+    );
     assert.equal(r.sources.length, 0);
   });
 
@@ -45,20 +51,29 @@ describe('readSources', () => {
     const f8 = path.join(dir, 'u8.yaml');
     writeFileSync(f8, Buffer.from('\ufeffa: 1\n', 'utf8'));
     const r = await readSources([f16, f8]);
-    assert.deepEqual(r.diagnostics.map((d) => d.code), ['RT1008']);
+    assert.deepEqual(
+      r.diagnostics.map((d) => d.code),
+      ['RT1008'],
+    );
     assert.equal(r.sources.length, 1);
     assert.equal(r.sources[0]?.text, 'a: 1\n');
   });
 
   it('RT1012: a missing path is an I/O failure', async () => {
     const r = await readSources([path.join(dir, 'missing.yaml')]);
-    assert.deepEqual(r.diagnostics.map((d) => d.code), ['RT1012']);
+    assert.deepEqual(
+      r.diagnostics.map((d) => d.code),
+      ['RT1012'],
+    );
     assert.equal(r.ioFailed, true);
   });
 
   it('RT1013: an empty directory is a warning, not a failure', async () => {
     const r = await readSources([dir]);
-    assert.deepEqual(r.diagnostics.map((d) => [d.code, d.severity]), [['RT1013', 'warning']]);
+    assert.deepEqual(
+      r.diagnostics.map((d) => [d.code, d.severity]),
+      [['RT1013', 'warning']],
+    );
     assert.equal(r.ioFailed, false);
   });
 });

@@ -38,11 +38,21 @@ export function assertGolden(dir: string, files: readonly GoldenFile[]): void {
     return;
   }
   const expected = listFiles(dir);
-  assert.ok(expected.length > 0, `golden directory ${dir} is empty: run with UPDATE_GOLDEN=1 and review the diff`);
-  assert.deepEqual([...files.map((f) => f.path)].sort(), expected, 'the set of generated files differs from the golden set');
+  assert.ok(
+    expected.length > 0,
+    `golden directory ${dir} is empty: run with UPDATE_GOLDEN=1 and review the diff`,
+  );
+  assert.deepEqual(
+    [...files.map((f) => f.path)].sort(),
+    expected,
+    'the set of generated files differs from the golden set',
+  );
   for (const f of files) {
     const want = readFileSync(path.join(dir, f.path));
     const got = Buffer.from(typeof f.content === 'string' ? Buffer.from(f.content, 'utf8') : f.content);
-    assert.ok(got.equals(want), `${f.path} differs from its golden file (UPDATE_GOLDEN=1 to accept)\n--- got\n${got.toString('utf8').slice(0, 2000)}`);
+    assert.ok(
+      got.equals(want),
+      `${f.path} differs from its golden file (UPDATE_GOLDEN=1 to accept)\n--- got\n${got.toString('utf8').slice(0, 2000)}`,
+    );
   }
 }

@@ -9,7 +9,46 @@ import { toYaml, yamlString } from '../../../compiler/emit/yaml-text.js';
 const trickyString = fc.oneof(
   fc.string(),
   fc.string({ unit: 'binary' }),
-  fc.constantFrom('yes', 'no', 'on', 'off', 'y', 'NULL', '~', '0x1f', '0o17', '1e3', '.inf', '-.nan', '012', '1:30', '', ' lead', 'trail ', 'a: b', 'a #b', '- item', '? key', '*alias', '&anchor', '!tag', '%dir', '@at', '`tick', '"quoted"', "'single'", 'line\nbreak', 'tab\there', '\u2028', '{a: 1}', '[1]', 'key:', '#comment', '|', '>'),
+  fc.constantFrom(
+    'yes',
+    'no',
+    'on',
+    'off',
+    'y',
+    'NULL',
+    '~',
+    '0x1f',
+    '0o17',
+    '1e3',
+    '.inf',
+    '-.nan',
+    '012',
+    '1:30',
+    '',
+    ' lead',
+    'trail ',
+    'a: b',
+    'a #b',
+    '- item',
+    '? key',
+    '*alias',
+    '&anchor',
+    '!tag',
+    '%dir',
+    '@at',
+    '`tick',
+    '"quoted"',
+    "'single'",
+    'line\nbreak',
+    'tab\there',
+    '\u2028',
+    '{a: 1}',
+    '[1]',
+    'key:',
+    '#comment',
+    '|',
+    '>',
+  ),
 );
 
 const value = fc.letrec((tie) => ({
@@ -38,7 +77,9 @@ describe('YAML emitter', () => {
   });
 
   it('quotes scalars that a YAML 1.1 reader would not read as strings', () => {
-    for (const s of ['yes', 'on', 'NO', '0123', '1e3', '0x10', 'null', '~', '']) assert.match(yamlString(s), /^"/);
-    for (const s of ['/etc/shadow', 'Block', 'net_raw', 'security.runtime.com/v1']) assert.equal(yamlString(s), s);
+    for (const s of ['yes', 'on', 'NO', '0123', '1e3', '0x10', 'null', '~', ''])
+      assert.match(yamlString(s), /^"/);
+    for (const s of ['/etc/shadow', 'Block', 'net_raw', 'security.runtime.com/v1'])
+      assert.equal(yamlString(s), s);
   });
 });
