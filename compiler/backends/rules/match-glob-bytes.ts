@@ -10,6 +10,44 @@ const ANY_ONE = -1;
 const ANY_IN_SEGMENT = -2;
 const ANY = -3;
 
+/** A tokenized glob and its longest literal run (every match contains it): a cheap prefilter. */
+export interface CompiledGlob {
+  tokens: Int16Array;
+  longestLiteral: Uint8Array;
+}
+
+/** Tokenizes a glob and finds its longest literal run. */
+export function compileGlob(pattern: Uint8Array): CompiledGlob {
+  const tokens = tokenizeGlob(pattern);
+  let best: [number, number] = [0, 0];
+  let start = 0;
+  for (let i = 0; i <= tokens.length; i++) {
+    const t = i < tokens.length ? (tokens[i] ?? 0) : -1;
+    if (t < 0) {
+      if (i - start > best[1] - best[0]) best = [start, i];
+      start = i + 1;
+    }
+  }
+  return { tokens, longestLiteral: Uint8Array.from(tokens.subarray(best[0], best[1])) };
+}
+
+function containsBytes(haystack: Uint8Array, needle: Uint8Array): boolean {
+  if (needle.length === 0) return true;
+  const first = needle[0];
+  const last = haystack.length - needle.length;
+  outer: for (let i = 0; i <= last; i++) {
+    if (haystack[i] !== first) continue;
+    for (let j = 1; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
+    return true;
+  }
+  return false;
+}
+
+/** True when the compiled glob matches the whole path (literal prefilter, then the DP). */
+export function matchCompiledGlob(glob: CompiledGlob, path: Uint8Array): boolean {
+  return containsBytes(path, glob.longestLiteral) && matchGlobBytes(glob.tokens, path);
+}
+
 /** Splits a glob into tokens; runs of two or more `*` become one `**`. */
 export function tokenizeGlob(pattern: Uint8Array): Int16Array {
   const tokens: number[] = [];

@@ -20,7 +20,7 @@ import {
 } from '../../decide/decision.js';
 import { getPosture } from '../../decide/decide.js';
 import { normalizeCapability } from '../../decide/match-rule.js';
-import { matchGlobBytes, tokenizeGlob } from './match-glob-bytes.js';
+import { compileGlob, matchCompiledGlob, type CompiledGlob } from './match-glob-bytes.js';
 import {
   ACTION_BY_CODE,
   CLASS_BY_CODE,
@@ -153,7 +153,7 @@ function isInDirectoryBytes(path: Uint8Array, dir: Uint8Array, recursive: boolea
 export class RuleTable {
   private readonly view: DataView;
   private readonly s: Sections;
-  private readonly globs = new Map<number, Int16Array>();
+  private readonly globs = new Map<number, CompiledGlob>();
 
   constructor(private readonly bytes: Uint8Array) {
     if (bytes.length < HEADER_SIZE)
@@ -415,13 +415,13 @@ export class RuleTable {
     return ACTION_BY_CODE[action] === Action.Allow ? !exempt || acceptable : !(exempt && acceptable);
   }
 
-  private getGlobTokens(r: number, at: number): Int16Array {
-    let tokens = this.globs.get(r);
-    if (tokens === undefined) {
-      tokens = tokenizeGlob(this.getStringBytes(this.u32(at + 8)));
-      this.globs.set(r, tokens);
+  private getGlob(r: number, at: number): CompiledGlob {
+    let glob = this.globs.get(r);
+    if (glob === undefined) {
+      glob = compileGlob(this.getStringBytes(this.u32(at + 8)));
+      this.globs.set(r, glob);
     }
-    return tokens;
+    return glob;
   }
 
   /** The best (lowest) matching rule index of the given node's list, or `best` if none beats it. */
@@ -443,7 +443,7 @@ export class RuleTable {
       if (!hasBit(set.bits, this.u32(at))) continue;
       const flags = this.u8(at + 7);
       if (condition === 'ancestor' && (flags & RuleFlag.recursive) === 0) continue;
-      if (condition === 'glob' && !matchGlobBytes(this.getGlobTokens(r, at), resource)) continue;
+      if (condition === 'glob' && !matchCompiledGlob(this.getGlob(r, at), resource)) continue;
       if (!this.matchesSources(at, actor)) continue;
       if ((flags & RuleFlag.pts) !== 0 && op.tty !== true) continue;
       if ((flags & RuleFlag.hasArgs) !== 0 && !this.matchesArgs(at, op.args)) continue;

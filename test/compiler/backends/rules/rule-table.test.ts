@@ -7,7 +7,12 @@ import type { Workload } from '../../../../compiler/decide/decision-input.js';
 import { buildRuleTable } from '../../../../compiler/backends/rules/build-rule-table.js';
 import { readRuleTable, type RuleTable } from '../../../../compiler/backends/rules/read-rule-table.js';
 import { hashFnv1a64, hashNodeKey } from '../../../../compiler/backends/rules/rule-table-format.js';
-import { matchGlobBytes, tokenizeGlob } from '../../../../compiler/backends/rules/match-glob-bytes.js';
+import {
+  compileGlob,
+  matchCompiledGlob,
+  matchGlobBytes,
+  tokenizeGlob,
+} from '../../../../compiler/backends/rules/match-glob-bytes.js';
 import { matchesGlob } from '../../../../compiler/decide/path-match.js';
 import { RULES_BACKEND } from '../../../../compiler/backends/rules/rules-backend.js';
 import {
@@ -147,7 +152,9 @@ describe('rule table', () => {
   it('byte-wise glob matching equals the oracle glob on random patterns and paths (fast-check)', () => {
     fc.assert(
       fc.property(arbPattern, arbPath, (p, s) => {
-        assert.equal(matchGlobBytes(tokenizeGlob(encoder.encode(p)), encoder.encode(s)), matchesGlob(p, s));
+        const expected = matchesGlob(p, s);
+        assert.equal(matchGlobBytes(tokenizeGlob(encoder.encode(p)), encoder.encode(s)), expected);
+        assert.equal(matchCompiledGlob(compileGlob(encoder.encode(p)), encoder.encode(s)), expected);
       }),
       { numRuns: 2000 },
     );
