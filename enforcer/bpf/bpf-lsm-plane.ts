@@ -124,6 +124,11 @@ export class BpfLsmPlane implements DataPlane {
 
   constructor(private readonly options: BpfLsmPlaneOptions) {}
 
+  /** Process id of the loader helper, while it runs. */
+  get loaderPid(): number | undefined {
+    return this.closed ? undefined : this.child?.pid;
+  }
+
   async start(): Promise<void> {
     const args = ['--pin-dir', this.options.pinDir ?? '/sys/fs/bpf/rtctl'];
     const child = spawn(this.options.loaderPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -191,7 +196,6 @@ export class BpfLsmPlane implements DataPlane {
     });
     // Always the inactive slot: the active one keeps deciding until the flip.
     const slot = this.activeSlot ^ 1;
-    this.activeWorkloads === 0 && this.generations.size === 0 ? this.activeSlot ^ 1 : this.activeSlot ^ 1;
     const encoded = encodeState(state.table, slot, keyed);
     if (!encoded.ok) throw new BpfPlaneError(encoded.error.code, encoded.error.message);
     this.generations.set(state.generation, {

@@ -67,6 +67,9 @@ describe('BPF-LSM data plane inside a guest kernel (qemu TCG, Debian 6.1)', func
       ...files.map(quoteShell),
     ].join(' ');
     result = await runInGuest({ repoRoot, command, timeoutMs: 18 * 60_000 });
+    // In-guest tests print `[report] ...` lines (case counts, bench figures) for the host's log.
+    for (const line of result.stdout.split('\n'))
+      if (line.startsWith('[report] ')) process.stdout.write(`    ${line}\n`);
     const reportFile = path.join(result.outDir, 'report.json');
     if (!existsSync(reportFile)) {
       reportError = `guest wrote no report (exit ${result.exitCode})\nstderr:\n${result.stderr.slice(-3000)}`;

@@ -6,6 +6,8 @@ import { mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compile } from '../../../../compiler/compile.js';
+import { lintTexts } from '../../../../compiler/lint.js';
+import { lowerDocuments } from '../../../../compiler/lower/lower.js';
 import { buildRuleTable } from '../../../../compiler/backends/rules/build-rule-table.js';
 import { readRuleTable, type RuleTable } from '../../../../compiler/backends/rules/read-rule-table.js';
 import type { RuleSet } from '../../../../compiler/ir/rule-set.js';
@@ -24,6 +26,19 @@ export function compileRuleSet(texts: Record<string, string>): RuleSet {
   if (errors.length > 0)
     throw new Error(`policies do not compile: ${JSON.stringify(errors.map((e) => e.message))}`);
   return result.ruleSet;
+}
+
+/**
+ * Lowers policy YAML texts without the cross-policy conflict checks (generated policies may conflict;
+ * the oracle and the table both resolve conflicts by precedence). Parse and schema errors still fail.
+ */
+export function lowerRuleSet(texts: Record<string, string>): RuleSet {
+  const sources = Object.entries(texts).map(([file, text]) => ({ file, text }));
+  const lint = lintTexts(sources);
+  const fatal = lint.diagnostics.filter((d) => d.severity === 'error' && /^RT[12]/.test(d.code));
+  if (fatal.length > 0)
+    throw new Error(`policies do not parse: ${JSON.stringify(fatal.map((e) => e.message))}`);
+  return lowerDocuments(lint.documents);
 }
 
 /** The binary table of a rule set and its reader. */
