@@ -9,7 +9,7 @@ import { compareDiagnostics, Severity } from './diagnostics/diagnostic.js';
 import type { Diagnostic, Position, RelatedLocation } from './diagnostics/diagnostic.js';
 import type { Finding } from './diagnostics/finding.js';
 import type { RuleSet } from './ir/rule-set.js';
-import { comparePolicies } from './lower/lower.js';
+import { sortPolicies } from './lower/lower.js';
 import { lowerPolicy } from './lower/lower-policy.js';
 import type { PolicyDocument } from './model/policy-document.js';
 import { LineIndex } from './parse/line-index.js';
@@ -214,7 +214,7 @@ export function lintTexts(sources: readonly SourceText[], options: LintOptions =
   return {
     documents,
     diagnostics,
-    ruleSet: { policies: located.map((l) => l.policy).sort(comparePolicies) },
+    ruleSet: { policies: sortPolicies(located.map((l) => l.policy)) },
     stats: { files: sources.length, documents: documentCount, policies: documents.length },
   };
 }

@@ -11,6 +11,14 @@ export function comparePolicies(a: PolicyIR, b: PolicyIR): number {
   return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
+/** Sorts policies in the order of comparePolicies, computing each sort key once. */
+export function sortPolicies(policies: readonly PolicyIR[]): PolicyIR[] {
+  return policies
+    .map((p) => ({ p, k: `${p.kind}\u0000${p.namespace}\u0000${p.name}` }))
+    .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))
+    .map((x) => x.p);
+}
+
 /**
  * Lowers documents into a RuleSet. `locate` resolves positions; without it, rules carry the document's line
  * (for documents built in memory, such as admission objects).
@@ -20,5 +28,5 @@ export function lowerDocuments(
   locate?: (doc: PolicyDocument) => LocateFn,
 ): RuleSet {
   const policies = documents.map((d) => lowerPolicy(d, locate?.(d) ?? (() => ({ line: d.line, column: 1 }))));
-  return { policies: policies.sort(comparePolicies) };
+  return { policies: sortPolicies(policies) };
 }

@@ -4,9 +4,37 @@ import type { Rule } from '../../ir/rule-set.js';
 import type { CrossFinding, CrossRule, LocatedPolicy } from './cross-rule.js';
 import { targetKey, targetsOverlap } from './target-overlap.js';
 
+/** The value a matcher compares on, as one string. */
+function matcherValue(r: Rule): string {
+  const m = r.matcher;
+  switch (m.kind) {
+    case 'path':
+      return m.path;
+    case 'execname':
+      return m.name;
+    case 'directory':
+      return `${m.dir}\u0001${m.recursive ? 'r' : ''}`;
+    case 'pattern':
+      return m.pattern;
+    case 'protocol':
+      return m.protocol;
+    case 'capability':
+      return m.capability;
+  }
+}
+
+/** Rules with equal keys match exactly the same operations. */
 function matcherKey(r: Rule): string {
-  const sources = r.fromSource.map((s) => JSON.stringify(s)).sort();
-  return JSON.stringify([r.operation, r.matcher, sources, r.readOnly, r.ownerOnly, r.pts, r.allowedArgs]);
+  const sources =
+    r.fromSource.length === 0
+      ? ''
+      : r.fromSource
+          .map((s) => (s.kind === 'path' ? `p${s.path}` : `d${s.dir}${s.recursive ? '*' : ''}`))
+          .sort()
+          .join('\u0002');
+  const flags = `${r.readOnly ? 'R' : ''}${r.ownerOnly ? 'O' : ''}${r.pts ? 'T' : ''}`;
+  const args = r.allowedArgs.length === 0 ? '' : JSON.stringify(r.allowedArgs);
+  return `${r.operation}\u0000${r.matcher.kind}\u0000${matcherValue(r)}\u0000${sources}\u0000${flags}\u0000${args}`;
 }
 
 function describeMatcher(r: Rule): string {
