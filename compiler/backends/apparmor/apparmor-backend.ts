@@ -1,10 +1,11 @@
-// The `apparmor` backend: one AppArmor profile per pod workload set, plus profiles.json telling the
-// enforcer which profile belongs to which namespace and selector (docs/apparmor.md).
+// The `apparmor` backend: one AppArmor profile per pod workload set, the posture include files, and
+// profiles.json telling the enforcer which profile belongs to which namespace and selector
+// (docs/apparmor.md).
 import type { Backend, BackendInput, BackendOutput } from '../backend.js';
 import type { Artifact } from '../backend.js';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { createBackendDiagnostic, findDocumentIndex } from './backend-diagnostic.js';
-import { emitApparmorProfile } from './emit-apparmor-profile.js';
+import { POSTURE_AUDIT_RULES, emitApparmorProfile } from './emit-apparmor-profile.js';
 import { groupWorkloadSets } from './group-workload-sets.js';
 
 /** Emits the AppArmor profiles of a rule set. */
@@ -35,6 +36,17 @@ export function emitApparmorProfiles(input: BackendInput): BackendOutput {
     matchExpressions: s.matchExpressions,
     policies: s.policies.map((p) => p.name),
   }));
+  // The posture includes the enforcer installs as /etc/apparmor.d/rtctl/posture/<namespace>/<class>.
+  for (const [cls, rule] of Object.entries(POSTURE_AUDIT_RULES)) {
+    artifacts.push({
+      path: `apparmor/postures/audit/${cls}`,
+      content: `# ${cls} posture audit: allowed, the eBPF monitor alerts\n${rule}\n`,
+    });
+    artifacts.push({
+      path: `apparmor/postures/block/${cls}`,
+      content: `# ${cls} posture block: unlisted operations are denied\n`,
+    });
+  }
   artifacts.push({ path: 'apparmor/profiles.json', content: `${JSON.stringify(index, null, 2)}\n` });
   return { artifacts, diagnostics };
 }

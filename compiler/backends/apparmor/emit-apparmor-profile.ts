@@ -35,6 +35,14 @@ const BASELINE = ['signal,', 'unix,', 'ptrace,', 'dbus,', 'mount,', 'umount,'];
 
 const INDENT = '  ';
 
+/** The blanket rule that allows a whole class: what an `audit` posture include contains. */
+export const POSTURE_AUDIT_RULES = {
+  file: '"/{,**}" rwlkm,',
+  process: '"/{,**}" ix,',
+  network: 'network,',
+  capabilities: 'capability,',
+} as const;
+
 /** What emitting one profile produced. */
 export interface ApparmorProfile {
   name: string;
@@ -230,10 +238,10 @@ export function emitApparmorProfile(set: WorkloadSet, documents: readonly Policy
     const include = (cls: string): string => `${indent}include if exists <rtctl/posture/${ns}/${cls}>`;
     return [
       `${indent}## postures: a class with Allow rules is least-permissive; the enforcer writes the include for the namespace posture`,
-      lp(Operation.File) ? include('file') : `${indent}"/{,**}" rwlkm,`,
-      lp(Operation.Process) ? include('process') : `${indent}"/{,**}" ix,`,
-      lp(Operation.Network) ? include('network') : `${indent}network,`,
-      lp(Operation.Capabilities) ? include('capabilities') : `${indent}capability,`,
+      lp(Operation.File) ? include('file') : `${indent}${POSTURE_AUDIT_RULES.file}`,
+      lp(Operation.Process) ? include('process') : `${indent}${POSTURE_AUDIT_RULES.process}`,
+      lp(Operation.Network) ? include('network') : `${indent}${POSTURE_AUDIT_RULES.network}`,
+      lp(Operation.Capabilities) ? include('capabilities') : `${indent}${POSTURE_AUDIT_RULES.capabilities}`,
       ...BASELINE.map((b) => `${indent}${b}`),
     ];
   };

@@ -3,7 +3,7 @@
 // the real apparmor_parser (-Q, with a features file: this kernel has no AppArmor).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -286,12 +286,29 @@ describe('AppArmor backend', () => {
         const again = emitCorpus(APPARMOR_BACKEND, corpus);
         assert.deepEqual(again.artifacts, out.artifacts, 'deterministic output');
         let profiles = 0;
+        const postures = path.join(work, `postures-${corpus.name}`);
+        const namespaces = (JSON.parse(String(files.get('profiles.json'))) as { namespace: string }[]).map(
+          (p) => p.namespace,
+        );
         for (const a of out.artifacts) {
-          if (a.path.endsWith('.json')) continue;
+          if (a.path.endsWith('.json') || a.path.includes('/postures/')) continue;
           const file = path.join(work, path.basename(a.path));
           writeFileSync(file, a.content);
-          const r = parseProfile(file);
-          assert.equal(r.status, 0, `${a.path}: ${r.output}`);
+          const bare = parseProfile(file);
+          assert.equal(bare.status, 0, `${a.path}: ${bare.output}`);
+          // With the posture includes installed as the enforcer would, for both postures.
+          for (const posture of ['audit', 'block']) {
+            for (const ns of namespaces) {
+              mkdirSync(path.join(postures, posture, 'rtctl/posture', ns), { recursive: true });
+              for (const cls of ['file', 'process', 'network', 'capabilities']) {
+                const include = files.get(`postures/${posture}/${cls}`);
+                assert.ok(include !== undefined, `postures/${posture}/${cls}`);
+                writeFileSync(path.join(postures, posture, 'rtctl/posture', ns, cls), include);
+              }
+            }
+            const r = parseProfile(file, ['-I', path.join(postures, posture)]);
+            assert.equal(r.status, 0, `${a.path} with ${posture} postures: ${r.output}`);
+          }
           profiles++;
         }
         assert.ok(profiles > 0);
