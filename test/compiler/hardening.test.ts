@@ -1,0 +1,48 @@
+// The hardening bundles: every policy lints with no finding (together, so bundles never conflict), selects
+// every pod of its namespace or every Linux node, and names the catalogue it implements in its tags.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { lintTexts } from '../../compiler/lint.js';
+import { REPO_ROOT } from '../support/paths.js';
+
+const ROOT = path.join(REPO_ROOT, 'policies', 'hardening');
+const BUNDLES = ['cis', 'mitre', 'nist', 'stig'] as const;
+
+describe('hardening bundles', () => {
+  const sources = BUNDLES.flatMap((b) =>
+    readdirSync(path.join(ROOT, b))
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => ({ bundle: b, file: `${b}/${f}`, text: readFileSync(path.join(ROOT, b, f), 'utf8') })),
+  );
+
+  it('has policies in every bundle', () => {
+    for (const b of BUNDLES)
+      assert.ok(
+        sources.some((s) => s.bundle === b),
+        b,
+      );
+  });
+
+  it('lints together with no finding at all', () => {
+    const { diagnostics, ruleSet } = lintTexts(sources);
+    assert.deepEqual(
+      diagnostics.map((d) => `${d.file}:${d.start?.line} ${d.code} ${d.message}`),
+      [],
+    );
+    assert.equal(ruleSet.policies.length, sources.length);
+  });
+
+  for (const s of sources) {
+    it(`${s.file} selects broadly and is tagged ${s.bundle.toUpperCase()}`, () => {
+      const { ruleSet } = lintTexts([s]);
+      const p = ruleSet.policies[0];
+      assert.ok(p !== undefined);
+      if (p.target.kind === 'pods') assert.deepEqual(p.target.matchLabels, {});
+      else assert.deepEqual(p.target.nodeLabels, { 'kubernetes.io/os': 'linux' });
+      assert.ok(p.rules.length > 0);
+      for (const r of p.rules)
+        assert.ok(r.tags.includes(s.bundle.toUpperCase()), `${r.location.pointer} tagged`);
+    });
+  }
+});
