@@ -193,7 +193,9 @@ function judge(
 ): void {
   const kind = entry.kind;
   const { tokens, hopLimit, endpoint, tags } = o;
-  if (tokens !== undefined && tokens.value !== HttpTokens.Required) {
+  // With the endpoint off nothing on the node can reach the service: tokens and hop limit do not matter then.
+  const reachable = endpoint?.value !== HttpEndpoint.Disabled;
+  if (reachable && tokens !== undefined && tokens.value !== HttpTokens.Required) {
     findings.push({
       code: AdmissionCode.ImdsTokensOptional,
       severity: Severity.Error,
@@ -201,7 +203,7 @@ function judge(
       pointer: tokens.pointer,
     });
   }
-  if (hopLimit !== undefined && hopLimit.value > 1) {
+  if (reachable && hopLimit !== undefined && hopLimit.value > 1) {
     const what = `${written(hopLimit, kind)}: hop limit ${hopLimit.value} lets pods reach the metadata service and the node role credentials`;
     if (allowReason !== undefined) {
       findings.push({
@@ -224,7 +226,7 @@ function judge(
     findings.push({
       code: AdmissionCode.ImdsEndpointDisabled,
       severity: Severity.Warning,
-      message: `${written(endpoint, kind)}: node components that rely on the metadata service will fail`,
+      message: `${written(endpoint, kind)}: node components that rely on the metadata service will fail (tokens and hop limit do not apply while it is off)`,
       pointer: endpoint.pointer,
     });
   }

@@ -151,6 +151,17 @@ for (const entry of NODE_KINDS) {
       expect: (p) => [`RT5004 warning ${p}/${endpoint}`],
     });
   }
+  if (endpoint !== undefined) {
+    cases.push({
+      name: 'endpoint disabled: tokens optional and hop limit 2 do not apply',
+      options: {
+        [tokens]: spell(entry, 'tokens', 'optional'),
+        [hop]: spell(entry, 'hopLimit', 2),
+        [endpoint]: 'disabled',
+      },
+      expect: (p) => [`RT5004 warning ${p}/${endpoint}`],
+    });
+  }
   if (tags !== undefined) {
     cases.push({
       name: 'instance metadata tags enabled: warning',
