@@ -18,7 +18,13 @@ import {
   type DecisionAlert,
   type RuleReference,
 } from './decision.js';
-import { getActor, isMatcherForOperation, matchesRule, matchesSource } from './match-rule.js';
+import {
+  getActor,
+  isMatcherForOperation,
+  matchesRule,
+  matchesSource,
+  normalizeOperationRequest,
+} from './match-rule.js';
 import { compareRulePrecedence, type PolicyRule } from './precedence.js';
 import { selectPolicies } from './select-policies.js';
 
@@ -96,6 +102,7 @@ export function decideOperation(
   operation: OperationRequest,
   postures: Postures = {},
 ): Decision {
+  operation = normalizeOperationRequest(operation);
   const candidates: PolicyRule[] = [];
   for (const policy of selectPolicies(ruleSet.policies, workload)) {
     for (const rule of policy.rules) candidates.push({ policy, rule });

@@ -2,7 +2,7 @@
 // readOnly/ownerOnly exemptions (DESIGN.md "Policy semantics").
 import { Action, Operation, type Matcher, type Rule, type SourceMatcher } from '../ir/rule-set.js';
 import type { OperationRequest } from './decision-input.js';
-import { getBaseName, isInDirectory, matchesGlob } from './path-match.js';
+import { getBaseName, isInDirectory, matchesGlob, normalizeAbsolutePath } from './path-match.js';
 
 /** The capability name without `cap_`, lower case. */
 export function normalizeCapability(name: string): string {
@@ -28,6 +28,20 @@ export function isMatcherForOperation(matcher: Matcher, operation: Operation): b
   }
 }
 
+/**
+ * The operation with its paths normalized (`normalizeAbsolutePath`): Process/File resources and the
+ * acting executables. Both the oracle and the rule-table reader decide on this form.
+ */
+export function normalizeOperationRequest(op: OperationRequest): OperationRequest {
+  const out: OperationRequest = { ...op };
+  if (op.operation === Operation.Process || op.operation === Operation.File) {
+    out.resource = normalizeAbsolutePath(op.resource);
+  }
+  if (op.executable !== undefined) out.executable = normalizeAbsolutePath(op.executable);
+  if (op.parentExecutable !== undefined) out.parentExecutable = normalizeAbsolutePath(op.parentExecutable);
+  return out;
+}
+
 /** True when the matcher matches the operation's resource. */
 export function matchesResource(matcher: Matcher, operation: OperationRequest): boolean {
   const resource = operation.resource;
@@ -41,7 +55,9 @@ export function matchesResource(matcher: Matcher, operation: OperationRequest): 
     case 'pattern':
       return matchesGlob(matcher.pattern, resource);
     case 'protocol':
-      return matcher.protocol === 'all' || resource.toLowerCase() === matcher.protocol.toLowerCase();
+      return (
+        matcher.protocol.toLowerCase() === 'all' || resource.toLowerCase() === matcher.protocol.toLowerCase()
+      );
     case 'capability':
       return normalizeCapability(resource) === normalizeCapability(matcher.capability);
   }

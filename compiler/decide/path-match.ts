@@ -1,6 +1,21 @@
 // Path matching of the decision semantics: directories with and without recursion, glob patterns,
 // base names. Paths are compared as UTF-8 bytes, as the kernel and the rule-table readers see them.
 
+/**
+ * An absolute path in the form the kernel reports it: `.` and `..` resolved, no repeated or trailing
+ * `/` (except the root). Relative paths are returned as given (they never match a rule).
+ */
+export function normalizeAbsolutePath(path: string): string {
+  if (!path.startsWith('/')) return path;
+  const out: string[] = [];
+  for (const seg of path.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') out.pop();
+    else out.push(seg);
+  }
+  return `/${out.join('/')}`;
+}
+
 /** The directory `dir` with its trailing `/` (directories in the IR end in `/`; be forgiving). */
 export function normalizeDirectory(dir: string): string {
   return dir.endsWith('/') ? dir : `${dir}/`;

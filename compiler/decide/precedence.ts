@@ -23,7 +23,7 @@ export function getSpecificityTier(rule: Rule): number {
     case 'pattern':
       return 6 + withSource;
     case 'protocol':
-      return (rule.matcher.protocol === 'all' ? 2 : 0) + withSource;
+      return (rule.matcher.protocol.toLowerCase() === 'all' ? 2 : 0) + withSource;
     case 'capability':
       return 0 + withSource;
   }

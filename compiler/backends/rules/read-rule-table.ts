@@ -19,7 +19,7 @@ import {
   type RuleReference,
 } from '../../decide/decision.js';
 import { getPosture } from '../../decide/decide.js';
-import { normalizeCapability } from '../../decide/match-rule.js';
+import { normalizeCapability, normalizeOperationRequest } from '../../decide/match-rule.js';
 import { compileGlob, matchCompiledGlob, type CompiledGlob } from './match-glob-bytes.js';
 import {
   ACTION_BY_CODE,
@@ -454,7 +454,8 @@ export class RuleTable {
   }
 
   /** The index of the rule that decides the operation for this policy set, or null when none matches. */
-  findDecidingRule(set: PolicySet, op: OperationRequest): number | null {
+  findDecidingRule(set: PolicySet, request: OperationRequest): number | null {
+    const op = normalizeOperationRequest(request);
     const classCode = CLASS_CODES[op.operation];
     const actorText = op.operation === Operation.Process ? op.parentExecutable : op.executable;
     const actor = actorText === undefined ? undefined : encoder.encode(actorText);
@@ -561,7 +562,8 @@ export class RuleTable {
   }
 
   /** True when the workload is least-permissive for this operation's class and actor. */
-  isLeastPermissive(set: PolicySet, op: OperationRequest): boolean {
+  isLeastPermissive(set: PolicySet, request: OperationRequest): boolean {
+    const op = normalizeOperationRequest(request);
     const classCode = CLASS_CODES[op.operation];
     if ((set.allowUnscoped & (1 << classCode)) !== 0) return true;
     const actorText = op.operation === Operation.Process ? op.parentExecutable : op.executable;

@@ -269,8 +269,24 @@ function arbOperationFor(ruleSet: RuleSet): fc.Arbitrary<OperationRequest> {
         return req;
       }),
   );
-  return fc.oneof({ weight: 3, arbitrary: near }, { weight: 1, arbitrary: arbOperation });
+  const mangled = fc.tuple(near, fc.constantFrom(...MANGLES)).map(([op, mangle]): OperationRequest => {
+    if (op.operation !== Operation.Process && op.operation !== Operation.File) return op;
+    return { ...op, resource: mangle(op.resource) };
+  });
+  return fc.oneof(
+    { weight: 3, arbitrary: near },
+    { weight: 1, arbitrary: mangled },
+    { weight: 1, arbitrary: arbOperation },
+  );
 }
+
+/** Ways a caller may write a path that the kernel would report in normal form. */
+const MANGLES: ((p: string) => string)[] = [
+  (p) => `${p}/`,
+  (p) => p.replace('/', '//'),
+  (p) => p.replace(/\/([^/]*)$/, '/./$1'),
+  (p) => p.replace(/\/([^/]*)$/, '/zz/../$1'),
+];
 
 /** A rule set, a workload, operations aimed at its rules, and postures. */
 export const arbScenario = arbRuleSet.chain((ruleSet) =>

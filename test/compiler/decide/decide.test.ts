@@ -276,6 +276,12 @@ const cases: Case[] = [
     operation: open('/run/secrets/kubernetes.io/serviceaccount/token'),
     expect: blocked('block-sa'),
   },
+  {
+    name: 'rule 4: paths are compared in normal form (`..`, `.`, repeated and trailing `/`)',
+    ruleSet: rs(makePodPolicy('block-shadow', [{ matcher: path('/etc/shadow'), action: Action.Block }])),
+    operation: open('/tmp/..//etc/./shadow/'),
+    expect: blocked('block-shadow'),
+  },
   // Precedence: specificity tiers.
   {
     name: 'precedence: exact path with source beats exact path (source matches)',
