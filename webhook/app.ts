@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { AdmissionCode } from '../compiler/diagnostics/codes/admission.js';
 import { createReviewParser, createReviewResponse } from './admission-review.js';
 import { combineDecisions, renderDecision } from './decision.js';
+import { toError } from './error-value.js';
 import { RequestResult, type WebhookMetrics } from './metrics.js';
 import type { AdmissionRule } from './rules/rule.js';
 
@@ -90,11 +91,7 @@ export function createWebhookApp(options: WebhookAppOptions): express.Express {
       result = decision.allowed ? RequestResult.Allowed : RequestResult.Denied;
       res.json(createReviewResponse(renderDecision(request.uid, decision)));
     } catch (err) {
-      const e = err instanceof Error ? err : new Error(String(err));
-      logger.error(
-        { uid: request.uid, kind: request.kind.kind, err: { message: e.message, stack: e.stack } },
-        'admission failed',
-      );
+      logger.error({ uid: request.uid, kind: request.kind.kind, err: toError(err) }, 'admission failed');
       result = RequestResult.Error;
       res
         .status(500)
@@ -113,8 +110,7 @@ export function createWebhookApp(options: WebhookAppOptions): express.Express {
     const e = (typeof err === 'object' && err !== null ? err : {}) as HttpError;
     const status = typeof e.status === 'number' && e.status >= 400 && e.status < 500 ? e.status : 500;
     if (status === 500) {
-      const error = err instanceof Error ? err : new Error(String(err));
-      logger.error({ path: req.path, err: { message: error.message, stack: error.stack } }, 'request failed');
+      logger.error({ path: req.path, err: toError(err) }, 'request failed');
     }
     metrics.requests.inc({
       kind: 'unknown',

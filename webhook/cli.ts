@@ -10,6 +10,7 @@ import { stringify } from 'yaml';
 import { generateWebhookCertificates } from './certs.js';
 import { parseListenAddress } from '../imds/listen-address.js';
 import { DEFAULT_LISTEN, parseMillis, type WebhookServeConfig } from './config.js';
+import { messageOf } from './error-value.js';
 import { checkObject } from '../compiler/lint.js';
 import { startWebhook } from './serve.js';
 import { buildWebhookConfiguration, DEFAULT_WEBHOOK_CONFIG } from './webhook-config.js';
@@ -83,7 +84,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   try {
     webhook = await startWebhook(config, logger, checkObject);
   } catch (err) {
-    return fail(`webhook serve: ${err instanceof Error ? err.message : String(err)}`);
+    return fail(`webhook serve: ${messageOf(err)}`);
   }
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {
@@ -107,7 +108,7 @@ async function certs(flags: CertsFlags): Promise<void> {
     await writeFile(path.join(flags.out, 'tls.crt'), generated.tlsCert);
     await writeFile(path.join(flags.out, 'tls.key'), generated.tlsKey, { mode: 0o600 });
   } catch (err) {
-    return fail(`webhook certs: ${err instanceof Error ? err.message : String(err)}`);
+    return fail(`webhook certs: ${messageOf(err)}`);
   }
   process.stdout.write(
     `wrote ${['ca.crt', 'tls.crt', 'tls.key'].map((f) => path.join(flags.out, f)).join(', ')}\n`,
@@ -126,7 +127,7 @@ async function config(flags: ConfigFlags): Promise<void> {
     try {
       caBundlePem = await readFile(flags.caBundle, 'utf8');
     } catch (err) {
-      return fail(`webhook config: ${err instanceof Error ? err.message : String(err)}`);
+      return fail(`webhook config: ${messageOf(err)}`);
     }
   }
   const object = buildWebhookConfiguration({

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { NODE_KINDS } from '../compiler/node-settings/node-kinds.js';
 import { createWebhookApp } from './app.js';
 import type { WebhookServeConfig } from './config.js';
+import { toError } from './error-value.js';
 import { createWebhookMetrics } from './metrics.js';
 import { loadCustomPolicies } from './opa/load-custom-policies.js';
 import { createCheckerRule, type ObjectCheck } from './rules/checker-rule.js';
@@ -38,8 +39,7 @@ export async function startWebhook(
   const rules: AdmissionRule[] = [
     createCheckerRule(check),
     createCustomPolicyRule(policies, (policy, err) => {
-      const e = err instanceof Error ? err : new Error(String(err));
-      logger.error({ policy, err: { message: e.message, stack: e.stack } }, 'custom policy failed');
+      logger.error({ policy, err: toError(err) }, 'custom policy failed');
     }),
   ];
   let ready = false;

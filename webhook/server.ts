@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
+import { messageOf } from './error-value.js';
 
 /** How to run the server. */
 export interface WebhookServerOptions {
@@ -60,10 +61,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     try {
       pair = await readPair(certFile, keyFile);
     } catch (err) {
-      logger.warn(
-        { err: err instanceof Error ? err.message : String(err) },
-        'certificate files unreadable; keeping the current pair',
-      );
+      logger.warn({ err: messageOf(err) }, 'certificate files unreadable; keeping the current pair');
       return false;
     }
     if (pair.digest === current) return true;
@@ -73,7 +71,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       server.setSecureContext({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' });
     } catch (err) {
       logger.warn(
-        { err: err instanceof Error ? err.message : String(err) },
+        { err: messageOf(err) },
         'certificate and key do not form a pair yet; keeping the current pair',
       );
       return false;

@@ -87,7 +87,12 @@ describe('webhook certificate rotation', function () {
     await new Promise((r) => setTimeout(r, 300));
     writeFileSync(path.join(certs.dir, 'tls.key.new'), next.tlsKey);
     copyFileSync(path.join(certs.dir, 'tls.key.new'), certs.keyFile);
-    await new Promise((r) => setTimeout(r, 400));
+    // Wait until the server has seen the mismatched pair (and refused it), however slow the machine is.
+    const seenBy = Date.now() + 10_000;
+    while (!server.logLines.some((l) => l.includes('do not form a pair yet'))) {
+      assert.ok(Date.now() < seenBy, 'the key change was not noticed within 10 s');
+      await new Promise((r) => setTimeout(r, 20));
+    }
     assert.equal(
       await servedFingerprint(server.port, both),
       oldFingerprint,

@@ -4,6 +4,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadPolicy } from '@open-policy-agent/opa-wasm';
 import type { CustomPolicy } from '../rules/opa-rule.js';
+import { messageOf } from '../error-value.js';
 
 /** A policy file that could not be used, and why. */
 export class CustomPolicyLoadError extends Error {
@@ -14,11 +15,6 @@ export class CustomPolicyLoadError extends Error {
     super(`${file}: ${reason}`);
     this.name = 'CustomPolicyLoadError';
   }
-}
-
-function reasonOf(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  return typeof err === 'string' ? err : 'unknown failure';
 }
 
 /** The name of the deny entrypoint among `entrypoints`: `deny`, or exactly one `<package path>/deny`. */
@@ -35,7 +31,7 @@ export async function loadCustomPolicy(name: string, bytes: Uint8Array): Promise
   try {
     loaded = await loadPolicy(bytes);
   } catch (err) {
-    throw new CustomPolicyLoadError(name, `not an OPA wasm module: ${reasonOf(err)}`);
+    throw new CustomPolicyLoadError(name, `not an OPA wasm module: ${messageOf(err)}`);
   }
   const entrypoints: unknown = loaded.entrypoints;
   const table =
@@ -54,7 +50,7 @@ export async function loadCustomPolicy(name: string, bytes: Uint8Array): Promise
         return loaded.evaluate(input, entrypoint) as unknown;
       } catch (err) {
         // opa-wasm throws strings on abort; give the caller an Error either way.
-        throw err instanceof Error ? err : new Error(`${name}: ${reasonOf(err)}`);
+        throw err instanceof Error ? err : new Error(`${name}: ${messageOf(err)}`);
       }
     },
   };
