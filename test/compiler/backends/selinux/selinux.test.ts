@@ -73,9 +73,9 @@ const cases: { name: string; rule: RuleSpec; has: RegExp[]; hasNot?: RegExp[]; c
     hasNot: [/\(allow domain t0 \(file/],
   },
   {
-    name: 'File Block readOnly: reads granted, writes not',
+    name: 'File Block readOnly: reads (and exec, a Process matter) granted, writes not',
     rule: { matcher: pathM('/etc/hosts'), action: Action.Block, readOnly: true },
-    has: [/\(allow domain t0 \(file \(open read getattr ioctl lock map\)\)\)/],
+    has: [/\(allow domain t0 \(file \(open read getattr ioctl lock map execute execute_no_trans\)\)\)/],
     hasNot: [/write/],
   },
   {
@@ -90,9 +90,11 @@ const cases: { name: string; rule: RuleSpec; has: RegExp[]; hasNot?: RegExp[]; c
     codes: ['RT4101'],
   },
   {
-    name: 'Process Block: readable, not executable',
+    name: 'Process Block: still readable and writable, not executable',
     rule: { operation: P, matcher: pathM('/usr/bin/wget'), action: Action.Block },
-    has: [/\(allow domain t0 \(file \(open read getattr ioctl lock map\)\)\)/],
+    has: [
+      /\(allow domain t0 \(file \(open read getattr ioctl lock map write append create setattr unlink rename link\)\)\)/,
+    ],
     hasNot: [/execute/],
   },
   {
@@ -150,6 +152,20 @@ describe('SELinux backend', () => {
       assert.deepEqual(m.codes, c.codes ?? []);
     });
   }
+
+  it('File and Process rules on one path share the label, each class keeps its own decision', () => {
+    const m = moduleOf([
+      { matcher: pathM('/usr/bin/tool'), action: Action.Block },
+      { operation: P, matcher: pathM('/usr/bin/tool'), action: Action.Allow },
+    ]);
+    assert.equal(m.text.match(/\(type t\d\)/g)?.length, 1);
+    assert.match(m.text, /\(allow domain t0 \(file \(execute execute_no_trans\)\)\)/);
+  });
+
+  it('a File Block alone also stops execution (no read, no execute)', () => {
+    const m = moduleOf([{ matcher: pathM('/usr/bin/tool'), action: Action.Block }]);
+    assert.doesNotMatch(m.text, /execute/);
+  });
 
   it('pod policies produce no module', () => {
     const out = emitSelinuxModules({
