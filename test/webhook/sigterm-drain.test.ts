@@ -52,7 +52,7 @@ function startChild(
   );
   const lines: string[] = [];
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`webhook did not start: ${lines.join('')}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`webhook did not start: ${lines.join('')}`)), 30_000);
     child.once('exit', (code) =>
       reject(new Error(`webhook exited early with ${String(code)}: ${lines.join('')}`)),
     );
