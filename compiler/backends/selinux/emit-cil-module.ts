@@ -5,7 +5,8 @@
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { Action, Operation, type PolicyIR, type Rule } from '../../ir/rule-set.js';
 import type { PolicyDocument } from '../../model/policy-document.js';
-import { isMatcherForOperation } from '../../decide/match-rule.js';
+import { isMatcherForOperation, isRuleApplicable } from '../../decide/match-rule.js';
+import type { OperationRequest } from '../../decide/decision-input.js';
 import { normalizeDirectory } from '../../decide/path-match.js';
 import { compareRulePrecedence, type PolicyRule } from '../../decide/precedence.js';
 import { createBackendDiagnostic, findDocumentIndex } from '../apparmor/backend-diagnostic.js';
@@ -47,37 +48,15 @@ function toFileContextRegex(rule: Rule): string | null {
   }
 }
 
-/** Permissions granted and audited on one type. */
-interface Access {
-  allow: string[];
-  audit: string[];
-}
-
-/** File permissions on a type: from the deciding File rule, or all when no File rule names it. */
-function describeFileAccess(rule: Rule | undefined): Access {
-  if (rule === undefined) return { allow: [...READ, ...WRITE], audit: [] };
-  switch (rule.action) {
-    case Action.Block:
-      // Nothing, except the reads a readOnly Block exempts.
-      return { allow: rule.readOnly ? [...READ] : [], audit: [] };
-    case Action.Audit:
-      return { allow: [...READ, ...WRITE], audit: rule.readOnly ? [...WRITE] : [...READ, ...WRITE] };
-    case Action.Allow:
-      return { allow: rule.readOnly ? [...READ] : [...READ, ...WRITE], audit: [] };
-  }
-}
-
-/** Execute permissions on a type: from the deciding Process rule; without one, exec follows reading. */
-function describeExecAccess(rule: Rule | undefined, readable: boolean): Access {
-  if (rule === undefined) return { allow: readable ? [...EXEC] : [], audit: [] };
-  switch (rule.action) {
-    case Action.Block:
-      return { allow: [], audit: [] };
-    case Action.Audit:
-      return { allow: [...EXEC], audit: [...EXEC] };
-    case Action.Allow:
-      return { allow: [...EXEC], audit: [] };
-  }
+/** The rule (in precedence order) that decides one kind of access for a non-owner, if any. */
+function findDecider(
+  rules: readonly PolicyRule[],
+  operation: Operation,
+  write: boolean,
+): PolicyRule | undefined {
+  // SELinux has no owner condition: decide as for a non-owner (RT4103 says so).
+  const probe: OperationRequest = { operation, resource: '', write, owner: false };
+  return rules.find((r) => r.rule.operation === operation && isRuleApplicable(r.rule, probe));
 }
 
 function quoteCil(text: string): string {
@@ -166,15 +145,17 @@ export function emitCilModule(set: HostSet, documents: readonly PolicyDocument[]
     }
   }
 
-  // One type per regex (a file has one label), in precedence order of their deciding rules. The
-  // deciding File rule sets the file permissions, the deciding Process rule the execute permissions.
+  // One type per regex (a file has one label), in precedence order of their deciding rules. Reads,
+  // writes and execution are each decided by the first rule that applies to them, as in the oracle
+  // (a readOnly Block lets reads fall through to the next rule).
   const entries = [...byRegex.entries()].map(([regex, rules]) => {
     rules.sort(compareRulePrecedence);
     return {
       regex,
       winner: rules[0] as PolicyRule,
-      file: rules.find((r) => r.rule.operation === Operation.File),
-      process: rules.find((r) => r.rule.operation === Operation.Process),
+      read: findDecider(rules, Operation.File, false),
+      write: findDecider(rules, Operation.File, true),
+      exec: findDecider(rules, Operation.Process, false),
     };
   });
   entries.sort(
@@ -191,27 +172,43 @@ export function emitCilModule(set: HostSet, documents: readonly PolicyDocument[]
   const order = [...READ, ...WRITE, ...EXEC];
   entries.forEach((e, i) => {
     const type = `t${i}`;
-    const fileAccess = describeFileAccess(e.file?.rule);
-    const execAccess = describeExecAccess(e.process?.rule, fileAccess.allow.includes('read'));
-    const allow = order.filter((x) => fileAccess.allow.includes(x) || execAccess.allow.includes(x));
-    const audit = order.filter((x) => fileAccess.audit.includes(x) || execAccess.audit.includes(x));
+    const allow = new Set<string>();
+    const audit = new Set<string>();
+    const grant = (perms: readonly string[], decider: PolicyRule | undefined): boolean => {
+      if (decider?.rule.action === Action.Block) return false;
+      for (const x of perms) allow.add(x);
+      if (decider?.rule.action === Action.Audit) for (const x of perms) audit.add(x);
+      return true;
+    };
+    const readable = grant(READ, e.read);
+    grant(WRITE, e.write);
+    // Without a Process rule, execution follows reading (exec needs the file readable).
+    if (e.exec !== undefined || readable) grant(EXEC, e.exec);
+    const deciders = new Map<PolicyRule, string[]>();
+    for (const [what, d] of [
+      ['read', e.read],
+      ['write', e.write],
+      ['exec', e.exec],
+    ] as const) {
+      if (d !== undefined) deciders.set(d, [...(deciders.get(d) ?? []), what]);
+    }
     lines.push(
       '',
-      ...[e.file, e.process].flatMap((d) =>
-        d === undefined
-          ? []
-          : [
-              `  ; ${type}: ${`${d.rule.operation} ${d.rule.action} by ${d.policy.name} (${d.rule.location.file}:${d.rule.location.line})`.replace(/[^\x20-\x7e]/g, '?')}`,
-            ],
+      ...[...deciders.entries()].map(
+        ([d, what]) =>
+          `  ; ${type} ${what.join('/')}: ${`${d.rule.operation} ${d.rule.action} by ${d.policy.name} (${d.rule.location.file}:${d.rule.location.line})`.replace(/[^\x20-\x7e]/g, '?')}`,
       ),
       `  (type ${type})`,
       `  (roletype object_r ${type})`,
       `  (filecon ${quoteCil(e.regex)} any (system_u object_r ${type} ((s0) (s0))))`,
       `  (allow ${SUBJECT_ATTRIBUTE} ${type} (dir (${DIR_BASE.join(' ')})))`,
     );
-    if (allow.length > 0) lines.push(`  (allow ${SUBJECT_ATTRIBUTE} ${type} (file (${allow.join(' ')})))`);
-    if (audit.length > 0)
-      lines.push(`  (auditallow ${SUBJECT_ATTRIBUTE} ${type} (file (${audit.join(' ')})))`);
+    const allowed = order.filter((x) => allow.has(x));
+    const audited = order.filter((x) => audit.has(x));
+    if (allowed.length > 0)
+      lines.push(`  (allow ${SUBJECT_ATTRIBUTE} ${type} (file (${allowed.join(' ')})))`);
+    if (audited.length > 0)
+      lines.push(`  (auditallow ${SUBJECT_ATTRIBUTE} ${type} (file (${audited.join(' ')})))`);
   });
   lines.push(')', '');
   return { name: set.name, text: lines.join('\n'), diagnostics };

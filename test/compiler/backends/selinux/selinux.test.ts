@@ -76,7 +76,7 @@ const cases: { name: string; rule: RuleSpec; has: RegExp[]; hasNot?: RegExp[]; c
     name: 'File Block readOnly: reads (and exec, a Process matter) granted, writes not',
     rule: { matcher: pathM('/etc/hosts'), action: Action.Block, readOnly: true },
     has: [/\(allow domain t0 \(file \(open read getattr ioctl lock map execute execute_no_trans\)\)\)/],
-    hasNot: [/write/],
+    hasNot: [/\(file \([^)]*write/],
   },
   {
     name: 'File Audit: read/write granted and audited',
