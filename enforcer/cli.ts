@@ -155,6 +155,8 @@ async function runLogs(flags: LogsFlags): Promise<void> {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    // Writes to a pipe are asynchronous: wait until everything printed has left before the CLI exits.
+    await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
   }
 }
 
