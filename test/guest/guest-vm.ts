@@ -3,7 +3,7 @@
 // stdout, stderr and exit status plus the serial console. Boot failures come back as errors, never as
 // an empty success.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { prepareGuestKernel } from './guest-kernel.js';
 
@@ -47,6 +47,12 @@ const GUEST_LSMS = 'landlock,lockdown,yama,integrity,apparmor,bpf';
 export async function runInGuest(job: GuestJob): Promise<GuestResult> {
   const started = Date.now();
   const guest = prepareGuestKernel(job.repoRoot);
+  // Exchange directories of earlier runs (kept for inspection) go after an hour.
+  for (const old of readdirSync(guest.workDir)) {
+    const dir = path.join(guest.workDir, old);
+    if (old.startsWith('run-') && statSync(dir).mtimeMs < started - 3_600_000)
+      rmSync(dir, { recursive: true, force: true });
+  }
   const outDir = path.join(guest.workDir, `run-${process.pid}-${started}`);
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });

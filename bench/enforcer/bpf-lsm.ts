@@ -1,0 +1,26 @@
+// BPF-LSM benchmark (host entry): builds the programs, boots the test guest once and runs
+// bench/enforcer/bpf-in-guest.ts inside it; prints its JSON result with the guest's boot time.
+//   node --import tsx bench/enforcer/bpf-lsm.ts
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runInGuest } from '../../test/guest/guest-vm.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+execFileSync(path.join(repoRoot, 'enforcer/bpf/build.sh'), { stdio: ['ignore', 'ignore', 'inherit'] });
+const result = await runInGuest({
+  repoRoot,
+  command: 'node --import tsx bench/enforcer/bpf-in-guest.ts',
+  timeoutMs: 20 * 60_000,
+});
+const line = result.stdout.split('\n').find((l) => l.startsWith('{'));
+if (result.exitCode !== 0 || line === undefined) {
+  process.stderr.write(
+    `bench failed in the guest (exit ${result.exitCode}):\n${result.stderr.slice(-3000)}\n`,
+  );
+  process.exit(1);
+}
+const parsed = JSON.parse(line) as Record<string, unknown>;
+process.stdout.write(
+  `${JSON.stringify({ ...parsed, guestBootMs: result.bootMs, guestTotalMs: result.totalMs }, null, 2)}\n`,
+);
