@@ -117,8 +117,20 @@ function renderRule(rule: Rule): string[] {
 }
 
 /** True when Block rule `b` covers resources that the more specific rule `a` decides. */
+/** File accesses a rule's AppArmor lines cover (`r`, `w`). */
+function getFileAccesses(rule: Rule): string[] {
+  if (rule.action === Action.Allow) return rule.readOnly ? ['r'] : ['r', 'w'];
+  return rule.readOnly ? ['w'] : ['r', 'w'];
+}
+
 function isShadowedByDeny(a: Rule, b: Rule): boolean {
   if (a.operation !== b.operation) return false;
+  if (a.operation === Operation.File) {
+    const bAccess = getFileAccesses(b);
+    if (!getFileAccesses(a).some((x) => bAccess.includes(x))) return false;
+  }
+  // `deny other …` and `owner …` never meet.
+  if (b.ownerOnly && a.ownerOnly && a.action === Action.Allow) return false;
   const am = a.matcher;
   const bm = b.matcher;
   if (am.kind === 'path') {

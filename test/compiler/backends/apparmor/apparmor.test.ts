@@ -189,6 +189,21 @@ describe('AppArmor backend', () => {
     assert.deepEqual(codes, ['RT4001:7', 'RT4002:8', 'RT4005:1']);
   });
 
+  it('does not warn RT4001 when the Block and the Allow cover different accesses', () => {
+    const out = emitApparmorProfiles({
+      ruleSet: {
+        policies: [
+          makePodPolicy('p', [
+            { matcher: dir('/etc/', true), action: Action.Block, readOnly: true },
+            { matcher: pathM('/etc/hostname'), action: Action.Allow, readOnly: true },
+          ]),
+        ],
+      },
+      documents: [],
+    });
+    assert.deepEqual(out.diagnostics, []);
+  });
+
   it('rejects an apparmor snippet that could escape the profile (RT4003) and keeps a plain one', () => {
     const policy = makePodPolicy('p', [{ matcher: pathM('/x'), action: Action.Block }]);
     const bad = emitApparmorProfiles({
