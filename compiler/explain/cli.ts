@@ -32,6 +32,8 @@ export function registerExplainCommand(program: Command): void {
     .option('--connect <protocol>', 'a process opens a socket of this protocol (tcp, udp, icmp, raw, ...)')
     .option('--capability <name>', 'a process uses this capability (net_raw, sys_admin, ...)')
     .option('--source <path>', 'the acting executable (for --exec: the parent that executes it)')
+    .option('--tty', 'the process has a terminal (for pts rules)')
+    .option('--args <a,b,...>', 'with --exec: the arguments (for allowedArgs rules)')
     .option('--json', 'print JSON')
     .action(async (paths: string[], options: ExplainOptions, command: Command) => {
       const parsed = parseExplainOptions(options);

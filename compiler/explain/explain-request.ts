@@ -23,6 +23,8 @@ export interface ExplainOptions {
   connect?: string;
   capability?: string;
   source?: string;
+  tty?: boolean;
+  args?: string;
   json?: boolean;
 }
 
@@ -102,6 +104,8 @@ export function parseExplainOptions(options: ExplainOptions): ParseExplainResult
   if (typeof nodeLabels === 'string') return { ok: false, error: nodeLabels };
   const postures = parsePostureList(options.posture);
   if (typeof postures === 'string') return { ok: false, error: postures };
+  if (options.args !== undefined && options.exec === undefined)
+    return { ok: false, error: '--args goes with --exec' };
   if (options.source !== undefined && !isAbsolutePath(options.source)) {
     return {
       ok: false,
@@ -125,6 +129,7 @@ export function parseExplainOptions(options: ExplainOptions): ParseExplainResult
       owner: options.owner === true,
     };
     if (options.source !== undefined) operation.parentExecutable = options.source;
+    if (options.args !== undefined) operation.args = options.args.split(',').filter((a) => a !== '');
   } else {
     if (options.open !== undefined) {
       if (!isAbsolutePath(options.open))
@@ -152,5 +157,6 @@ export function parseExplainOptions(options: ExplainOptions): ParseExplainResult
     }
     if (options.source !== undefined) operation.executable = options.source;
   }
+  if (options.tty === true) operation.tty = true;
   return { ok: true, request: { workload, operation, postures } };
 }

@@ -126,6 +126,13 @@ describe('rtctl explain', () => {
       assert.deepEqual(o.request.postures, { file: 'block', network: 'audit' });
     });
 
+    it('--args and --tty reach the operation', () => {
+      const r = parseExplainOptions({ exec: '/usr/bin/python3', args: '-c,import os', tty: true });
+      assert.ok(r.ok);
+      assert.deepEqual(r.request.operation.args, ['-c', 'import os']);
+      assert.equal(r.request.operation.tty, true);
+    });
+
     it('--host builds a host workload from --node-labels', () => {
       const r = parseExplainOptions({
         host: true,
