@@ -1,0 +1,100 @@
+// The directory policy source on a real directory: first snapshot, reload on change (add, edit, delete),
+// namespace postures from Namespace documents, and invalid policies reported and left out.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
+import { createDirectoryPolicySource } from '../../../enforcer/io/directory-policy-source.js';
+import type { PolicySnapshot } from '../../../enforcer/policy-source.js';
+
+const policy = (name: string, path: string): string =>
+  `apiVersion: security.runtime.com/v1\nkind: RuntimePolicy\nmetadata:\n  name: ${name}\n  namespace: ns-a\nspec:\n  selector:\n    matchLabels:\n      app: web\n  process:\n    matchPaths:\n    - path: ${path}\n  action: Block\n`;
+
+describe('directory policy source', function () {
+  this.timeout(20000);
+  let dir = '';
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'rtctl-policies-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  async function next(snapshots: PolicySnapshot[], count: number): Promise<PolicySnapshot> {
+    const end = Date.now() + 8000;
+    while (snapshots.length < count) {
+      if (Date.now() > end) throw new Error('no reload');
+      await sleep(20);
+    }
+    const s = snapshots[count - 1];
+    assert.ok(s);
+    return s;
+  }
+
+  it('reads, then reloads on add, edit and delete', async () => {
+    writeFileSync(join(dir, 'a.yaml'), policy('a', '/bin/sleep'));
+    const snapshots: PolicySnapshot[] = [];
+    const source = createDirectoryPolicySource({
+      dir,
+      logger: pino({ level: 'silent' }),
+      debounceMs: 30,
+      rescanMs: 500,
+    });
+    const first = await source.start((s) => snapshots.push(s));
+    try {
+      assert.deepEqual(
+        first.ruleSet.policies.map((p) => p.name),
+        ['a'],
+      );
+      writeFileSync(join(dir, 'b.yml'), policy('b', '/bin/cat'));
+      assert.deepEqual(
+        (await next(snapshots, 1)).ruleSet.policies.map((p) => p.name),
+        ['a', 'b'],
+      );
+      writeFileSync(join(dir, 'a.yaml'), policy('a', '/bin/ls'));
+      const edited = await next(snapshots, 2);
+      const a = edited.ruleSet.policies.find((p) => p.name === 'a');
+      assert.deepEqual(
+        a?.rules.map((r) => r.matcher),
+        [{ kind: 'path', path: '/bin/ls' }],
+      );
+      unlinkSync(join(dir, 'b.yml'));
+      assert.deepEqual(
+        (await next(snapshots, 3)).ruleSet.policies.map((p) => p.name),
+        ['a'],
+      );
+      writeFileSync(
+        join(dir, 'ns.yaml'),
+        'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns-a\n  annotations:\n    runtime-file-posture: block\n',
+      );
+      assert.equal((await next(snapshots, 4)).postures.get('ns-a')?.file, 'block');
+    } finally {
+      await source.stop();
+    }
+  });
+
+  it('reports an invalid policy with a code and a location and leaves it out', async () => {
+    writeFileSync(join(dir, 'ok.yaml'), policy('ok', '/bin/sleep'));
+    writeFileSync(join(dir, 'bad.yaml'), policy('bad', 'relative/path'));
+    const source = createDirectoryPolicySource({ dir, logger: pino({ level: 'silent' }) });
+    const s = await source.start(() => undefined);
+    await source.stop();
+    assert.deepEqual(
+      s.ruleSet.policies.map((p) => p.name),
+      ['ok'],
+    );
+    const d = s.diagnostics.find((x) => x.file === 'bad.yaml');
+    assert.ok(d, JSON.stringify(s.diagnostics));
+    assert.match(d.code, /^RT\d{4}$/);
+    assert.ok((d.start?.line ?? 0) > 0);
+  });
+
+  it('fails to start on a missing directory', async () => {
+    const source = createDirectoryPolicySource({
+      dir: join(dir, 'missing'),
+      logger: pino({ level: 'silent' }),
+    });
+    await assert.rejects(
+      source.start(() => undefined),
+      /ENOENT/,
+    );
+  });
+});
