@@ -49,6 +49,11 @@ const usageCases: { name: string; options: ExplainOptions; error: RegExp }[] = [
   },
   { name: 'relative exec path', options: { exec: 'sh' }, error: /--exec expects an absolute path/ },
   {
+    name: '--args without --exec',
+    options: { open: '/etc/x', args: '-V' },
+    error: /--args goes with --exec/,
+  },
+  {
     name: 'relative source',
     options: { exec: '/bin/sh', source: 'bash' },
     error: /--source expects an absolute/,
