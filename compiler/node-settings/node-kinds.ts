@@ -200,7 +200,7 @@ export const NODE_KINDS: readonly NodeKind[] = [
   },
   ...(['LaunchTemplate', 'LaunchTemplateVersion'] as const).map((kind): NodeKind => ({
     group: CONTRIB_GROUP,
-    versions: ['v1alpha1', 'v1beta1'],
+    versions: ['v1alpha1'],
     kind,
     resource: `${kind.toLowerCase()}s`,
     units: ['$.spec'],
@@ -221,17 +221,17 @@ export const NODE_KINDS: readonly NodeKind[] = [
     defaults: EC2_DEFAULTS,
     source: 'ACK ec2-controller Instance spec.metadataOptions',
   },
-  {
+  ...(['LaunchTemplate', 'LaunchTemplateVersion'] as const).map((kind): NodeKind => ({
     group: ACK_GROUP,
     versions: ['v1alpha1'],
-    kind: 'LaunchTemplate',
-    resource: 'launchtemplates',
+    kind,
+    resource: `${kind.toLowerCase()}s`,
     units: ['$.spec'],
-    options: ['$.data.metadataOptions'],
+    options: ['$.launchTemplateData.metadataOptions'],
     fields: EC2_FIELDS,
     defaults: EC2_DEFAULTS,
-    source: 'ACK ec2-controller LaunchTemplate spec.data (RequestLaunchTemplateData) metadataOptions',
-  },
+    source: 'ACK ec2-controller spec.launchTemplateData (RequestLaunchTemplateData) metadataOptions',
+  })),
   {
     group: 'kops.k8s.io',
     versions: ['v1alpha2'],

@@ -133,11 +133,11 @@ describe('rtctl webhook certs and config (CLI)', function () {
         ['instances', 'launchtemplates', 'spotinstancerequests'].map((r) => `ec2.aws.upbound.io/${v}/${r}`),
       ),
       'ec2.aws.crossplane.io/v1alpha1/instances',
-      ...['v1alpha1', 'v1beta1'].flatMap((v) =>
-        ['launchtemplates', 'launchtemplateversions'].map((r) => `ec2.aws.crossplane.io/${v}/${r}`),
-      ),
+      'ec2.aws.crossplane.io/v1alpha1/launchtemplates',
+      'ec2.aws.crossplane.io/v1alpha1/launchtemplateversions',
       'ec2.services.k8s.aws/v1alpha1/instances',
       'ec2.services.k8s.aws/v1alpha1/launchtemplates',
+      'ec2.services.k8s.aws/v1alpha1/launchtemplateversions',
       'kops.k8s.io/v1alpha2/instancegroups',
     ].sort();
     assert.deepEqual(covered, expected);
