@@ -6,6 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { orderRuleTable } from '../../../compiler/backends/rules/build-rule-table.js';
 import { decideOperation } from '../../../compiler/decide/decide.js';
+import { normalizeOperationRequest } from '../../../compiler/decide/match-rule.js';
 import type { OperationRequest, Postures } from '../../../compiler/decide/decision-input.js';
 import { Operation, type RuleSet } from '../../../compiler/ir/rule-set.js';
 import { buildNodeState } from '../../../enforcer/node-state.js';
@@ -81,10 +82,13 @@ describe('fanotify helper lookup walk vs the decision oracle', function () {
       for (const op of operations) {
         if (op.args !== undefined && op.args.length > 0) continue; // the data planes do not see arguments
         const d = decideOperation(ruleSet, workload, op, postures);
-        const actor = op.operation === Operation.Process ? op.parentExecutable : op.executable;
+        // The kernel hands the data plane normalized absolute paths (d_path).
+        const kernelView = normalizeOperationRequest(op);
+        const actor =
+          op.operation === Operation.Process ? kernelView.parentExecutable : kernelView.executable;
         chunks.push(
           Buffer.from(
-            `Q ${CLASS[op.operation]} ${op.write ? 1 : 0} ${op.owner ? 1 : 0} ${op.tty ? 1 : 0} ${postureOf(postures, op.operation)} ${set.length > 0 ? set.join(',') : '-'} ${hex(normalizeResource(op))} ${hex(actor)}\n`,
+            `Q ${CLASS[op.operation]} ${op.write ? 1 : 0} ${op.owner ? 1 : 0} ${op.tty ? 1 : 0} ${postureOf(postures, op.operation)} ${set.length > 0 ? set.join(',') : '-'} ${hex(normalizeResource(kernelView))} ${hex(actor)}\n`,
           ),
         );
         expected.push({
