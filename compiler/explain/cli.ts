@@ -8,6 +8,7 @@ import { readSources } from '../io/read-sources.js';
 import { lintTexts } from '../lint.js';
 import { explainRequest, formatExplainJson, formatExplainText } from './explain.js';
 import { parseExplainOptions, type ExplainOptions } from './explain-request.js';
+import { collectNamespacePostures } from './namespace-postures.js';
 
 /** Registers `rtctl explain` on the root program. */
 export function registerExplainCommand(program: Command): void {
@@ -52,7 +53,17 @@ export function registerExplainCommand(program: Command): void {
         process.exitCode = read.ioFailed ? 2 : 1;
         return;
       }
-      const result = explainRequest(lint.ruleSet, parsed.request);
+      // Postures of the pod's namespace from Namespace objects among the files, then --posture on top.
+      const request = parsed.request;
+      const declared =
+        request.workload.kind === 'container'
+          ? collectNamespacePostures(read.sources).get(request.workload.namespace)
+          : undefined;
+      const result = explainRequest(lint.ruleSet, {
+        ...request,
+        postures: { ...declared?.postures, ...request.postures },
+      });
+      if (declared !== undefined) result.postureSource = declared.file;
       process.stdout.write(options.json === true ? formatExplainJson(result) : formatExplainText(result));
       process.exitCode = 0;
     });

@@ -27,6 +27,8 @@ export interface ExplainResult {
   /** Posture decisions: the Allow rule that made the workload least-permissive. */
   leastPermissiveBy?: ExplainRule;
   posture?: string;
+  /** The file whose Namespace object declared the postures, if any. */
+  postureSource?: string;
   request: ExplainRequest;
 }
 
@@ -150,7 +152,7 @@ export function formatExplainText(result: ExplainResult): string {
   } else if (result.leastPermissiveBy !== undefined) {
     const r = result.leastPermissiveBy;
     lines.push(
-      `rule:      none matched; the workload is least-permissive for this operation because of ${r.file}:${r.line}:${r.column} policy ${r.policy} (${r.summary}), so the ${result.posture ?? 'audit'} posture decided`,
+      `rule:      none matched; the workload is least-permissive for this operation because of ${r.file}:${r.line}:${r.column} policy ${r.policy} (${r.summary}), so the ${result.posture ?? 'audit'} posture decided${result.postureSource === undefined ? '' : ` (namespace annotation in ${result.postureSource})`}`,
     );
   } else {
     lines.push(

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseExplainOptions, type ExplainOptions } from '../../../compiler/explain/explain-request.js';
 import { explainRequest, formatExplainText } from '../../../compiler/explain/explain.js';
+import { collectNamespacePostures } from '../../../compiler/explain/namespace-postures.js';
 import { repoRoot } from '../backends/golden-support.js';
 import { Action, dir, makePodPolicy, path as pathM } from '../decide/rule-set-builder.js';
 
@@ -182,11 +183,26 @@ describe('rtctl explain', () => {
     assert.match(text, /least-permissive .* p\.yaml:4:3 .* block posture decided/);
   });
 
+  it('reads posture annotations of Namespace objects (valid values only)', () => {
+    const found = collectNamespacePostures([
+      {
+        file: 'ns.yaml',
+        text: 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  annotations:\n    runtime-file-posture: block\n    runtime-network-posture: Block\n---\nkind: ConfigMap\nmetadata: {name: x}\n',
+      },
+    ]);
+    assert.deepEqual(found.get('shop'), { postures: { file: 'block' }, file: 'ns.yaml' });
+    assert.equal(found.size, 1);
+  });
+
   describe('the CLI', () => {
     let work = '';
     before(() => {
       work = mkdtempSync(path.join(os.tmpdir(), 'rtctl-explain-'));
       writeFileSync(path.join(work, 'policies.yaml'), POLICIES);
+      writeFileSync(
+        path.join(work, 'namespaces.yaml'),
+        'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  annotations:\n    runtime-file-posture: block\n',
+      );
       writeFileSync(
         path.join(work, 'broken.yaml'),
         'apiVersion: security.runtime.com/v1\nkind: RuntimePolicy\nmetadata: {name: x}\nspec: {action: Nope}\n',
@@ -248,6 +264,37 @@ describe('rtctl explain', () => {
       assert.equal(r.status, 0, r.stderr);
       assert.match(r.stdout, /decision: {2}denied/);
       assert.match(r.stdout, /PolicyName=DefaultPosture Action=Block Result=Permission denied/);
+    });
+
+    it('takes the file posture from the Namespace object among the files; --posture overrides it', () => {
+      const files = [path.join(work, 'policies.yaml'), path.join(work, 'namespaces.yaml')];
+      const fromNamespace = run(
+        ...files,
+        '--namespace',
+        'shop',
+        '--labels',
+        'app=web',
+        '--exec',
+        '/bin/bash',
+        '--json',
+      );
+      assert.equal(fromNamespace.status, 0, fromNamespace.stderr);
+      assert.equal((JSON.parse(fromNamespace.stdout) as { allowed: boolean }).allowed, false);
+      const overridden = run(
+        ...files,
+        '--namespace',
+        'shop',
+        '--labels',
+        'app=web',
+        '--exec',
+        '/bin/bash',
+        '--posture',
+        'file=audit',
+        '--json',
+      );
+      const out = JSON.parse(overridden.stdout) as { allowed: boolean; alert: Record<string, string> | null };
+      assert.equal(out.allowed, true);
+      assert.equal(out.alert?.['Action'], 'Audit');
     });
 
     it('--host: a host policy selected by a `*` node label audits', () => {

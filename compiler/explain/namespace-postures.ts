@@ -1,0 +1,44 @@
+// Postures declared by Namespace objects among the explained files (`runtime-file-posture`, ...):
+// the defaults of `rtctl explain` for a pod's namespace, overridden by --posture. Pure over texts.
+import { parseAllDocuments } from 'yaml';
+import type { Postures } from '../decide/decision-input.js';
+import type { SourceText } from '../lint.js';
+
+const KEYS = {
+  'runtime-file-posture': 'file',
+  'runtime-network-posture': 'network',
+  'runtime-capabilities-posture': 'capabilities',
+} as const;
+
+/** Postures of one namespace and the file that declared them. */
+export interface NamespacePostures {
+  postures: Postures;
+  file: string;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The postures each Namespace object in the sources declares (valid values only: lint reports the rest). */
+export function collectNamespacePostures(sources: readonly SourceText[]): Map<string, NamespacePostures> {
+  const out = new Map<string, NamespacePostures>();
+  for (const source of sources) {
+    if (!/^\s*kind:\s*Namespace\s*$/m.test(source.text)) continue;
+    for (const doc of parseAllDocuments(source.text)) {
+      if (doc.errors.length > 0) continue;
+      const object: unknown = doc.toJS();
+      if (!isRecord(object) || object['kind'] !== 'Namespace' || !isRecord(object['metadata'])) continue;
+      const name = object['metadata']['name'];
+      const annotations = object['metadata']['annotations'];
+      if (typeof name !== 'string' || !isRecord(annotations)) continue;
+      const postures: Postures = {};
+      for (const [key, cls] of Object.entries(KEYS)) {
+        const value = annotations[key];
+        if (value === 'audit' || value === 'block') postures[cls] = value;
+      }
+      out.set(name, { postures, file: source.file });
+    }
+  }
+  return out;
+}
