@@ -315,6 +315,9 @@ static void proc_syscall(int pid, int cls, char *name, size_t nlen, char *args, 
   *write = 0;
   args[0] = 0;
   snprintf(name, nlen, cls == CLASS_PROCESS ? "SYS_EXECVE" : "SYS_OPENAT");
+  /* Never for an exec: /proc/<pid>/syscall takes the task's cred_guard_mutex, which execve holds while it
+   * opens a script or ELF interpreter, i.e. while that task waits for our answer: reading would deadlock. */
+  if (cls == CLASS_PROCESS) return;
   snprintf(p, sizeof p, "/proc/%d/syscall", pid);
   if (read_small(p, buf, sizeof buf) < 0 ||
       sscanf(buf, "%ld %lx %lx %lx %lx %lx %lx", &nr, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5]) < 1) {
