@@ -18,6 +18,7 @@ import {
   isRepresentableInFileContext,
 } from '../../../../compiler/backends/selinux/escape-selinux.js';
 import { matchesGlob } from '../../../../compiler/decide/path-match.js';
+import { matchesResource } from '../../../../compiler/decide/match-rule.js';
 import { hasCommand, requirePrereqs } from '../../../support/prereq.js';
 import { arbPath, arbPattern } from '../../decide/arbitrary-rule-set.js';
 import {
@@ -258,6 +259,54 @@ describe('SELinux backend', () => {
           },
         ),
         { numRuns: 25 },
+      );
+    });
+
+    it('file contexts label exactly the paths the oracle matches, checked with the real libselinux (matchpathcon) (fast-check)', function () {
+      requirePrereqs(this, [[hasCommand('matchpathcon'), 'matchpathcon (Debian package selinux-utils)']]);
+      const arbMatcherCase = fc.oneof(
+        arbPath.map((p): RuleSpec['matcher'] => pathM(p)),
+        fc.tuple(arbPath, fc.boolean()).map(([p, r]): RuleSpec['matcher'] => dir(`${p}/`, r)),
+        arbPattern.map((p): RuleSpec['matcher'] => pattern(p)),
+      );
+      fc.assert(
+        fc.property(arbMatcherCase, fc.array(arbPath, { minLength: 1, maxLength: 8 }), (matcher, extra) => {
+          const m = moduleOf([{ matcher, action: Action.Block }]);
+          if (m.codes.includes('RT4106')) return;
+          const built = buildWithSecilc(work, m.text);
+          assert.equal(built.status, 0, built.output);
+          const fcFile = path.join(work, 'file_contexts');
+          const near =
+            matcher.kind === 'path'
+              ? [matcher.path]
+              : matcher.kind === 'directory'
+                ? [`${matcher.dir}a`, `${matcher.dir}a/b`]
+                : matcher.kind === 'pattern'
+                  ? [matcher.pattern.replace(/\*\*/g, 'a/b').replace(/\*/g, 'a').replace(/\?/g, 'e')]
+                  : [];
+          const paths = [...new Set([...near, ...extra])].filter((p) => isRepresentableInFileContext(p));
+          const r = spawnSync('matchpathcon', ['-f', fcFile, ...paths], { encoding: 'utf8' });
+          assert.equal(r.status, 0, r.stderr);
+          const labelled = new Map(
+            r.stdout
+              .trim()
+              .split('\n')
+              .map((line) => {
+                const [p, label] = line.split('\t');
+                return [p ?? '', label !== undefined && label !== '<<none>>'] as const;
+              }),
+          );
+          for (const p of paths) {
+            const expected = matchesResource(matcher, {
+              operation: Operation.File,
+              resource: p,
+              write: false,
+              owner: false,
+            });
+            assert.equal(labelled.get(p), expected, `${JSON.stringify(matcher)} on ${p}: ${r.stdout}`);
+          }
+        }),
+        { numRuns: 40 },
       );
     });
 
