@@ -314,6 +314,34 @@ describe('fanotify enforcement on real containers (containerd + runc + busybox)'
     });
   });
 
+  describe('2b. Audit on a script interpreter (exec of a #! script)', () => {
+    it('reports the interpreter opened inside execve without stalling the task', async () => {
+      await setPolicies(
+        [podPolicy('audit-shell', 'ns-a', 'db', 'Audit', '  process:\n    matchPaths:\n    - path: /bin/sh')],
+        (names) => names.includes('audit-shell'),
+      );
+      // The kernel opens /bin/sh for the script while execve holds the task's cred_guard_mutex.
+      const r = await exec('db-1-c', [HOST_TOOL]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout.trim(), 'tool-ran');
+      const d = oracle(workloadOf('db'), {
+        operation: 'Process',
+        resource: '/bin/sh',
+        parentExecutable: '/usr/sbin/runc',
+        write: false,
+        owner: true,
+      });
+      assert.equal(d.alert?.Action, 'Audit');
+      const a = await waitForAlert(
+        enforcer?.url ?? '',
+        (x) => x.PolicyName === 'audit-shell' && x.Resource === '/bin/sh',
+      );
+      assert.equal(a.Action, 'Audit');
+      assert.equal(a.Result, 'Passed');
+      assert.equal(a.Data, 'syscall=SYS_EXECVE');
+    });
+  });
+
   describe('3. Allow (least-permissive) with the namespace file posture', () => {
     const allow = podPolicy(
       'allow-basics',
