@@ -17,6 +17,7 @@ import type { Postures } from '../data-plane.js';
 import { buildGlobAutomaton } from './glob-automaton.js';
 import {
   FLAG_SOURCES,
+  Feature,
   MapLimit,
   encodeArrayIndex,
   encodeIndexKey,
@@ -208,10 +209,13 @@ function encodeWith(
   // Index nodes (kinds 1..6; the allow-source kinds are replaced by source bit sets).
   const nodeCount = t.header('nodeCount');
   let indexEntries = 0;
+  let features = 0;
   for (let n = 0; n < nodeCount; n++) {
     const at = t.header('nodeOffset') + n * NODE_RECORD_SIZE;
     const kind = t.u8(at + 13);
     if (kind < NodeKind.path || kind > NodeKind.capability) continue;
+    if (kind === NodeKind.execname) features |= Feature.Execname;
+    if (kind === NodeKind.patternDirectory) features |= Feature.Patterns;
     const key = checkKey(t.stringBytes(t.u32(at + 8)), `key ${JSON.stringify(t.string(t.u32(at + 8)))}`);
     const start = t.u32(at + 16);
     const count = t.u32(at + 20);
@@ -270,6 +274,7 @@ function encodeWith(
           ],
           lpUnscoped,
           hasSources,
+          features,
           policies: [...selected],
           lpSources,
         }),

@@ -20,6 +20,9 @@ export const MapLimit = {
 export const WorkloadKeyKind = { Cgroup: 1, MountNamespace: 2 } as const;
 export type WorkloadKeyKind = (typeof WorkloadKeyKind)[keyof typeof WorkloadKeyKind];
 
+/** rt_workload.features bits (RT_FEATURE_*). */
+export const Feature = { Execname: 1, Patterns: 2 } as const;
+
 /** Rule flag set by the encoder: the rule has fromSource records (RT_FLAG_SOURCES). */
 export const FLAG_SOURCES = 128;
 
@@ -156,6 +159,8 @@ export interface MapWorkload {
   blockPosture: readonly [boolean, boolean, boolean, boolean];
   lpUnscoped: number;
   hasSources: boolean;
+  /** FEATURE_* bits: node kinds present in the table (the programs skip lookups of absent kinds). */
+  features: number;
   policies: readonly number[];
   /** Per class code: source ids that make the workload least-permissive. */
   lpSources: readonly [readonly number[], readonly number[], readonly number[], readonly number[]];
@@ -168,6 +173,7 @@ export function encodeWorkload(w: MapWorkload): Uint8Array {
   w.blockPosture.forEach((block, c) => v.setUint8(4 + c, block ? 1 : 0));
   v.setUint8(8, w.lpUnscoped);
   v.setUint8(9, w.hasSources ? 1 : 0);
+  v.setUint8(10, w.features);
   for (const p of w.policies) setBit(b, 16, p);
   w.lpSources.forEach((ids, c) => {
     for (const id of ids) setBit(b, 144 + 32 * c, id);

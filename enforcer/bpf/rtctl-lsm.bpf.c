@@ -77,7 +77,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 20);
+	__uint(max_entries, 4 << 20);
 } rt_events SEC(".maps");
 
 struct {
@@ -91,11 +91,17 @@ struct {
  * (exec, open, socket hooks) for the capable() hook where it is not. */
 struct rt_path {
 	char p[RT_PATH_MAX];
+	__u32 len;
+	__u32 pad;
+};
+struct rt_exe_key {
+	__u64 file; /* address of the struct file */
+	__u64 ino;  /* its inode number: a reused address names another inode */
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 8192);
-	__type(key, __u64);
+	__type(key, struct rt_exe_key);
 	__type(value, struct rt_path);
 } rt_exe_cache SEC(".maps");
 
@@ -106,6 +112,8 @@ struct scratch {
 	char res[RT_PATH_MAX];
 	char actor[RT_PATH_MAX];
 	char parent[RT_PATH_MAX];
+	char tmp[RT_PATH_MAX];
+	struct rt_path cache_value;
 	struct rt_workload wl;
 	__u64 abits[RT_SRC_WORDS];
 	__u32 cand[RT_MAX_PATTERN_CANDIDATES];
@@ -240,7 +248,8 @@ static long walk_resource(__u32 i, void *ctx)
 	int is_parent = !s->seen_parent;
 	s->seen_parent = 1;
 	eval_list(s, RT_NODE_DIR, is_parent);
-	eval_list(s, RT_NODE_PATTERN_DIR, is_parent);
+	if (s->wl.features & RT_FEATURE_PATTERNS)
+		eval_list(s, RT_NODE_PATTERN_DIR, is_parent);
 	return 0;
 }
 
@@ -362,13 +371,16 @@ static __always_inline void find_rule(struct scratch *s, const char *name, int n
 			return;
 		__builtin_memcpy(s->ikey.key, s->res, RT_PATH_MAX);
 		eval_list(s, RT_NODE_PATH, 0);
-		/* L(EXECNAME, basename): probed for Process and File alike (docs/rule-table.md). */
-		__builtin_memset(s->ikey.key, 0, RT_PATH_MAX);
-		s->last_slash = 0;
-		bpf_loop(RT_PATH_MAX, find_last_slash, NULL, 0);
-		bpf_loop(RT_PATH_MAX, copy_basename, NULL, 0);
-		eval_list(s, RT_NODE_EXECNAME, 0);
-		__builtin_memcpy(s->ikey.key, s->res, RT_PATH_MAX);
+		/* L(EXECNAME, basename): probed for Process and File alike (docs/rule-table.md), when the
+		 * table has such nodes at all. */
+		if (s->wl.features & RT_FEATURE_EXECNAME) {
+			__builtin_memset(s->ikey.key, 0, RT_PATH_MAX);
+			s->last_slash = 0;
+			bpf_loop(RT_PATH_MAX, find_last_slash, NULL, 0);
+			bpf_loop(RT_PATH_MAX, copy_basename, NULL, 0);
+			eval_list(s, RT_NODE_EXECNAME, 0);
+			__builtin_memcpy(s->ikey.key, s->res, RT_PATH_MAX);
+		}
 		s->seen_parent = 0;
 		bpf_loop(RT_PATH_MAX, walk_resource, NULL, 0);
 		for (int k = 0; k < RT_MAX_PATTERN_CANDIDATES; k++) {
@@ -407,74 +419,50 @@ static __always_inline __u32 strlen_path(const char *p)
 	return n;
 }
 
-/* Which scratch buffer a zero_tail loop clears. */
-#define BUF_RES 0
-#define BUF_ACTOR 1
-#define BUF_PARENT 2
-struct tail_ctx {
-	__u32 which;
-	__u32 from;
-};
-
-/* bpf_loop callback: zeroes one byte past the end of a path (bpf_d_path leaves its working copy
- * in the tail of the buffer, and map keys must be zero padded). */
-static long zero_tail(__u32 i, void *ctx)
-{
-	struct tail_ctx *t = ctx;
-	struct scratch *s = get_scratch();
-	if (!s)
-		return 1;
-	__u32 at = t->from + i;
-	if (at >= RT_PATH_MAX)
-		return 1;
-	if (t->which == BUF_RES)
-		s->res[pidx(at)] = 0;
-	else if (t->which == BUF_ACTOR)
-		s->actor[pidx(at)] = 0;
-	else
-		s->parent[pidx(at)] = 0;
-	return 0;
-}
-
-/* Fills dst (RT_PATH_MAX bytes of the scratch buffer `which`) with the path of f, zero padded;
- * returns its length, 0 if unknown. */
-static __always_inline __u32 file_path(struct file *f, char *dst, __u32 which)
+/* Fills dst (RT_PATH_MAX bytes) with the path of f, zero padded (map keys need it; bpf_d_path
+ * leaves its working copy in the tail of its buffer, so it writes to s->tmp and only the path is
+ * copied); returns its length, 0 if unknown or too long. */
+static __always_inline __u32 file_path(struct scratch *s, struct file *f, char *dst)
 {
 	__builtin_memset(dst, 0, RT_PATH_MAX);
 	if (!f)
 		return 0;
-	long n = bpf_d_path((struct path *)&f->f_path, dst, RT_PATH_MAX);
-	if (n <= 1 || n > RT_PATH_MAX) {
-		__builtin_memset(dst, 0, RT_PATH_MAX);
+	long n = bpf_d_path((struct path *)&f->f_path, s->tmp, RT_PATH_MAX);
+	if (n <= 1 || n > RT_PATH_MAX)
 		return 0;
-	}
-	struct tail_ctx t = { .which = which, .from = (__u32)n - 1 };
-	bpf_loop(RT_PATH_MAX, zero_tail, &t, 0);
-	return (__u32)(n - 1) & (RT_PATH_MAX - 1);
+	__u32 len = (__u32)n - 1;
+	asm volatile("%[v] &= 255" : [v] "+r"(len));
+	bpf_probe_read_kernel(dst, len, s->tmp);
+	return len;
 }
 
-/* The executable of task t into dst, through bpf_d_path when allowed (and remembered), else the cache. */
-static __always_inline __u32 exe_path(struct task_struct *t, char *dst, __u32 which, int may_d_path)
+/* The executable of task t into dst: from the cache, else through bpf_d_path where the hook allows
+ * it (and then remembered). Returns its length, 0 when unknown. */
+static __always_inline __u32 exe_path(struct scratch *s, struct task_struct *t, char *dst, int may_d_path)
 {
 	struct file *exe = BPF_CORE_READ(t, mm, exe_file);
-	__u64 key = (__u64)exe;
 	if (!exe) {
 		__builtin_memset(dst, 0, RT_PATH_MAX);
 		return 0;
 	}
-	if (may_d_path) {
-		__u32 n = file_path(t->mm->exe_file, dst, which);
-		if (n > 0)
-			bpf_map_update_elem(&rt_exe_cache, &key, dst, BPF_ANY);
-		return n;
-	}
+	struct rt_exe_key key = { .file = (__u64)exe, .ino = BPF_CORE_READ(exe, f_inode, i_ino) };
 	struct rt_path *cached = bpf_map_lookup_elem(&rt_exe_cache, &key);
-	if (!cached) {
+	if (cached) {
+		__builtin_memcpy(dst, cached->p, RT_PATH_MAX);
+		return cached->len & (RT_PATH_MAX - 1);
+	}
+	if (!may_d_path) {
 		__builtin_memset(dst, 0, RT_PATH_MAX);
 		return 0;
 	}
-	__builtin_memcpy(dst, cached->p, RT_PATH_MAX);
-	return strlen_path(dst);
+	__u32 n = file_path(s, t->mm->exe_file, dst);
+	if (n > 0) {
+		__builtin_memcpy(s->cache_value.p, dst, RT_PATH_MAX);
+		s->cache_value.len = n;
+		s->cache_value.pad = 0;
+		bpf_map_update_elem(&rt_exe_cache, &key, &s->cache_value, BPF_ANY);
+	}
+	return n;
 }
 
 static __always_inline __u32 ns_tgid(struct task_struct *t)
@@ -580,7 +568,7 @@ static __always_inline int conclude(struct scratch *s, __u32 flags, __u32 arg2, 
 	e->arg0 = regs ? (__u32)BPF_CORE_READ(regs, di) : 0;
 	__builtin_memcpy(e->resource, s->res, RT_PATH_MAX);
 	__builtin_memcpy(e->exe, s->actor, RT_PATH_MAX);
-	exe_path(t->real_parent, s->parent, BUF_PARENT, may_d_path);
+	exe_path(s, t->real_parent, s->parent, may_d_path);
 	__builtin_memcpy(e->parent_exe, s->parent, RT_PATH_MAX);
 	bpf_ringbuf_submit(e, 0);
 	count(1);
@@ -599,8 +587,8 @@ int BPF_PROG(rt_bprm_check, struct linux_binprm *bprm, int ret)
 		return 0;
 	struct task_struct *t = bpf_get_current_task_btf();
 	/* The acting executable of an exec is the one running before it: the parent's in alert terms. */
-	s->actor_len = exe_path(t, s->actor, BUF_ACTOR, 1);
-	s->res_len = file_path(bprm->file, s->res, BUF_RES);
+	s->actor_len = exe_path(s, t, s->actor, 1);
+	s->res_len = file_path(s, bprm->file, s->res);
 	s->owner = bprm->file->f_inode->i_uid.val == (__u32)bpf_get_current_uid_gid();
 	find_rule(s, s->res, 1);
 	return conclude(s, 0, 0, 0, 1, 1);
@@ -617,8 +605,8 @@ int BPF_PROG(rt_file_open, struct file *file, int ret)
 	if (!s)
 		return 0;
 	struct task_struct *t = bpf_get_current_task_btf();
-	s->actor_len = exe_path(t, s->actor, BUF_ACTOR, 1);
-	s->res_len = file_path(file, s->res, BUF_RES);
+	s->actor_len = exe_path(s, t, s->actor, 1);
+	s->res_len = file_path(s, file, s->res);
 	s->write = (file->f_mode & FMODE_WRITE) != 0;
 	s->owner = file->f_inode->i_uid.val == (__u32)bpf_get_current_uid_gid();
 	find_rule(s, s->res, 1);
@@ -664,7 +652,7 @@ static __always_inline int decide_socket(int family, int type, int protocol)
 	if (!s->res_len)
 		return 0;
 	struct task_struct *t = bpf_get_current_task_btf();
-	s->actor_len = exe_path(t, s->actor, BUF_ACTOR, 1);
+	s->actor_len = exe_path(s, t, s->actor, 1);
 	find_rule(s, s->res, 0);
 	return conclude(s, family, type, protocol, 1, 1);
 }
@@ -714,7 +702,7 @@ int BPF_PROG(rt_capable, const struct cred *cred, struct user_namespace *ns, int
 	bpf_probe_read_kernel_str(s->res, 20, cap_names[c]);
 	s->res_len = strlen_path(s->res);
 	struct task_struct *t = bpf_get_current_task_btf();
-	s->actor_len = exe_path(t, s->actor, BUF_ACTOR, 0);
+	s->actor_len = exe_path(s, t, s->actor, 0);
 	find_rule(s, s->res, 0);
 	return conclude(s, cap, 0, 0, 0, !(opts & CAP_OPT_NOAUDIT));
 }

@@ -48,6 +48,10 @@
 #define RT_WKEY_CGROUP 1
 #define RT_WKEY_MNTNS 2
 
+/* rt_workload.features */
+#define RT_FEATURE_EXECNAME 1
+#define RT_FEATURE_PATTERNS 2
+
 /* Event kinds. */
 #define RT_EVENT_BLOCK 1
 #define RT_EVENT_AUDIT 2
@@ -121,7 +125,8 @@ struct rt_workload {
 	__u8 posture[4];  /* per class: 0 audit, 1 block (Process carries the file posture) */
 	__u8 lp_unscoped; /* bit c: some selected policy has an Allow rule of class c without fromSource */
 	__u8 has_sources; /* 1: some rule or least-permissive source needs the actor's source bits */
-	__u16 pad;
+	__u8 features;    /* RT_FEATURE_*: node kinds the table has at all (lookups skipped otherwise) */
+	__u8 pad;
 	__u32 pad2;
 	__u64 policies[RT_POL_WORDS];
 	__u64 lp_sources[4][RT_SRC_WORDS];

@@ -84,8 +84,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 	printf(",\"parentExe\":");
 	jwrite_str(stdout, e->parent_exe, RT_PATH_MAX);
 	printf("}}\n");
-	fflush(stdout);
-	return 0;
+	return 0; /* flushed once per ring buffer batch */
 }
 
 static int pinned_state_exists(void)
@@ -423,8 +422,10 @@ int main(int argc, char **argv)
 		int n = poll(fds, 2, 200);
 		if (n < 0 && errno != EINTR)
 			break;
-		if (rb)
+		if (rb) {
 			ring_buffer__consume(rb);
+			fflush(stdout);
+		}
 		if (fds[0].revents & (POLLIN | POLLHUP)) {
 			ssize_t r = read(0, buf + len, MAX_LINE - 1 - len);
 			if (r == 0)
