@@ -9,6 +9,7 @@ export interface KubeObject {
   metadata?: {
     name?: string;
     namespace?: string;
+    resourceVersion?: string;
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
   };
