@@ -25,6 +25,8 @@ export interface FanotifyPlaneOptions {
   socketPath: string;
   /** Where the helper writes its own log (stderr) when this plane starts it. */
   helperLogPath: string;
+  /** Size of the helper's event ring (default 16 MiB); events beyond it are dropped and counted. */
+  ringBytes?: number;
   logger: Logger;
 }
 
@@ -161,7 +163,9 @@ export function createFanotifyPlane(options: FanotifyPlaneOptions): DataPlane {
     }
     const log = openSync(options.helperLogPath, 'a');
     try {
-      const child = spawn(options.helperPath, ['--socket', options.socketPath], {
+      const args = ['--socket', options.socketPath];
+      if (options.ringBytes !== undefined) args.push('--ring-bytes', String(options.ringBytes));
+      const child = spawn(options.helperPath, args, {
         detached: true,
         stdio: ['ignore', log, log],
       });

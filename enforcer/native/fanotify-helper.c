@@ -43,7 +43,7 @@
 #define MAX_WORKLOADS 256
 #define MAX_MOUNTS 64
 #define MAX_CLIENTS 16
-#define RING_SIZE (16u << 20)
+#define DEFAULT_RING_SIZE (16u << 20)
 #define CACHE_SIZE 65536u
 #define PENDING_EXEC 4096u
 #define KEY_MAX 128
@@ -99,6 +99,7 @@ static struct client clients[MAX_CLIENTS];
  * next byte to send. ev_end[s % EV_SLOTS] is the ring position just after event s. */
 #define EV_SLOTS 65536u
 static char *ring;
+static size_t RING_SIZE = DEFAULT_RING_SIZE;
 static uint64_t ring_head, ring_tail, ring_acked;
 static uint64_t ev_seq, ev_acked_seq;
 static uint64_t *ev_end;
@@ -969,9 +970,18 @@ static int decide_mode(void) {
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--probe") == 0) return probe();
   if (argc == 2 && strcmp(argv[1], "--decide") == 0) return decide_mode();
-  if (argc != 3 || strcmp(argv[1], "--socket") != 0) {
-    fprintf(stderr, "usage: rtctl-fanotify --socket <path> | --probe\n");
+  if ((argc != 3 && argc != 5) || strcmp(argv[1], "--socket") != 0 ||
+      (argc == 5 && strcmp(argv[3], "--ring-bytes") != 0)) {
+    fprintf(stderr, "usage: rtctl-fanotify --socket <path> [--ring-bytes <n>] | --probe | --decide\n");
     return 2;
+  }
+  if (argc == 5) {
+    unsigned long long n = strtoull(argv[4], NULL, 10);
+    if (n < 1024 || n > (1ull << 30)) {
+      fprintf(stderr, "rtctl-fanotify: --ring-bytes must be between 1024 and 2^30\n");
+      return 2;
+    }
+    RING_SIZE = (size_t)n;
   }
   socket_path = argv[2];
   self_pid = getpid();

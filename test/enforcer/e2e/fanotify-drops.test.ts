@@ -1,0 +1,148 @@
+// Loss accounting of the fanotify plane on a real container: with a tiny event ring and nobody reading,
+// every audited open is either kept for the next reader or counted as dropped, never lost silently; what
+// was kept is delivered once a reader connects, and acknowledged events are not sent again.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
+import { lintTexts } from '../../../compiler/lint.js';
+import type { DataPlane, DataPlaneEvent } from '../../../enforcer/data-plane.js';
+import { createFanotifyPlane } from '../../../enforcer/fanotify/fanotify-plane.js';
+import { buildNodeState } from '../../../enforcer/node-state.js';
+import { describeContainer } from '../../../enforcer/workload.js';
+import { requirePrereqs } from '../../support/prereq.js';
+import {
+  containerdPrereqs,
+  startContainerd,
+  type Containerd,
+  type TestContainer,
+} from '../support/containerd.js';
+import { REPO_ROOT, stopHelper } from '../support/enforcer-process.js';
+
+const AUDIT = `apiVersion: security.runtime.com/v1
+kind: RuntimePolicy
+metadata:
+  name: audit-data
+  namespace: ns-a
+spec:
+  selector:
+    matchLabels:
+      app: web
+  file:
+    matchDirectories:
+    - dir: /data/
+  action: Audit
+`;
+
+describe('fanotify plane loss accounting on a real container', function () {
+  this.timeout(120000);
+  let cd: Containerd | undefined;
+  let container: TestContainer | undefined;
+  let work = '';
+  let socket = '';
+  const logger = pino({ level: 'silent' });
+
+  before(async function () {
+    this.timeout(120000);
+    requirePrereqs(this, containerdPrereqs());
+    work = mkdtempSync(join(tmpdir(), 'rtctl-drops-'));
+    socket = join(work, 'fan.sock');
+    cd = await startContainerd();
+    container = await cd.runContainer({
+      id: 'drops-c',
+      pod: 'web-1',
+      namespace: 'ns-a',
+      container: 'web',
+      labels: { app: 'web' },
+    });
+  });
+
+  after(async () => {
+    if (socket) await stopHelper(socket);
+    await cd?.stop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  function plane(): DataPlane {
+    const helperPath = execFileSync('sh', [join(REPO_ROOT, 'enforcer/native/build.sh')], {
+      encoding: 'utf8',
+    }).trim();
+    return createFanotifyPlane({
+      helperPath,
+      socketPath: socket,
+      helperLogPath: join(work, 'helper.log'),
+      logger,
+      ringBytes: 8192,
+    });
+  }
+
+  it('counts what the ring cannot hold, keeps the rest for the next reader, and resends nothing acknowledged', async () => {
+    if (!cd || !container) throw new Error('not started');
+    const first = plane();
+    await first.start();
+    const lint = lintTexts([{ file: 'audit.yaml', text: AUDIT }]);
+    const w = describeContainer({
+      id: container.id,
+      labels: { app: 'web', 'io.kubernetes.pod.namespace': 'ns-a' },
+      image: '',
+      pid: container.pid,
+      cgroupPath: '',
+    });
+    await first.apply(
+      buildNodeState({ ruleSet: lint.ruleSet, workloads: [w], postures: new Map(), nodeLabels: {} }, 1).state,
+    );
+    // Nobody reads events: 200 audited opens into an 8 KiB ring.
+    const r = await cd.exec(container.id, [
+      '/bin/sh',
+      '-c',
+      'i=0; while [ $i -lt 200 ]; do : < /data/hello.txt; i=$((i+1)); done',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const stats = await first.stats();
+    assert.ok(stats.dropped > 0, 'the ring overflowed');
+    assert.equal(
+      stats.reported + stats.dropped,
+      200,
+      `every decision is reported or counted (${JSON.stringify(stats)})`,
+    );
+    await first.stop({ keepEnforcing: true });
+
+    // A new control plane (as after a restart) receives exactly the kept events, and acknowledges them.
+    const second = plane();
+    await second.start();
+    const got: DataPlaneEvent[] = [];
+    const reading = (async () => {
+      for await (const e of second.events()) {
+        got.push(e);
+        if (e.seq !== undefined) second.acknowledge?.(e.seq);
+      }
+    })();
+    const end = Date.now() + 10000;
+    while (got.length < stats.reported && Date.now() < end) await sleep(50);
+    await sleep(200);
+    assert.equal(got.length, stats.reported);
+    assert.ok(got.every((e) => e.resource === '/data/hello.txt' && e.action === 'Audit'));
+    assert.deepEqual(
+      got.map((e) => e.seq),
+      Array.from({ length: got.length }, (_, i) => i + 1),
+      'in order, no gaps',
+    );
+    await second.stop({ keepEnforcing: true });
+    await reading;
+
+    // A third reader gets nothing again: everything was acknowledged.
+    const third = plane();
+    await third.start();
+    const again: DataPlaneEvent[] = [];
+    const reading3 = (async () => {
+      for await (const e of third.events()) again.push(e);
+    })();
+    await sleep(500);
+    assert.equal(again.length, 0);
+    await third.stop({ keepEnforcing: false });
+    await reading3;
+  });
+});
