@@ -205,6 +205,19 @@ export function emitApparmorProfile(set: WorkloadSet, documents: readonly Policy
           rule,
         );
       }
+      const dirSources = rule.fromSource.filter((x) => x.kind === 'directory');
+      if (dirSources.length > 0) {
+        warn(
+          'RT4006',
+          `fromSource ${dirSources.map(describeSource).join(', ')} is a directory; left out of profile ${set.name}`,
+          policy,
+          rule,
+        );
+        const pathSources = rule.fromSource.filter((x) => x.kind === 'path');
+        if (pathSources.length === 0) continue;
+        all.push({ policy, rule: { ...rule, fromSource: pathSources } });
+        continue;
+      }
       all.push({ policy, rule });
     }
     if (policy.syscallRules.length > 0)
@@ -221,6 +234,16 @@ export function emitApparmorProfile(set: WorkloadSet, documents: readonly Policy
   const sources = new Map<string, SourceMatcher>();
   for (const r of all) for (const s of r.rule.fromSource) sources.set(sourceKey(s), s);
   const sourceList = [...sources.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const isSourceExec = (rule: Rule): boolean =>
+    rule.operation === Operation.Process &&
+    rule.action !== Action.Block &&
+    rule.matcher.kind === 'path' &&
+    sources.has(rule.matcher.path);
+  const auditedSources = new Set(
+    unscoped
+      .filter((r) => isSourceExec(r.rule) && r.rule.action === Action.Audit)
+      .map((r) => (r.rule.matcher.kind === 'path' ? r.rule.matcher.path : '')),
+  );
 
   // Deny-wins warnings: a rule that takes precedence over a Block rule that covers it.
   const checkShadowing = (rules: readonly PolicyRule[]): void => {
@@ -288,7 +311,12 @@ export function emitApparmorProfile(set: WorkloadSet, documents: readonly Policy
     '',
     ...posture(unscoped, INDENT),
     '',
-    ...body(unscoped, INDENT),
+    // An exact exec rule on a source path would conflict with its `cx` transition: the transition
+    // grants the exec (audited when an Audit rule asked for it), so such ix rules are left out here.
+    ...body(
+      unscoped.filter((r) => !isSourceExec(r.rule)),
+      INDENT,
+    ),
   ];
   for (const policy of set.policies) {
     if (policy.apparmor.trim() === '') continue;
@@ -312,7 +340,7 @@ export function emitApparmorProfile(set: WorkloadSet, documents: readonly Policy
     checkShadowing(rules);
     lines.push(
       `${INDENT}# fromSource ${escapeApparmorComment(describeSource(source))}`,
-      `${INDENT}${quoteSource(source)} cx -> ${child},`,
+      `${INDENT}${auditedSources.has(key) ? 'audit ' : ''}${quoteSource(source)} cx -> ${child},`,
     );
     children.push(
       '',

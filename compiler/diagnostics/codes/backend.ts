@@ -39,6 +39,13 @@ export const BACKEND_CODES: readonly CodeInfo[] = [
       'Host policies are not compiled to AppArmor profiles (there is no one program to attach them to); they go to the rule table and the SELinux module.',
   },
   {
+    code: 'RT4006',
+    severity: 'warning',
+    name: 'apparmor-source-directory',
+    summary:
+      "fromSource by directory would need a glob exec transition, which AppArmor cannot combine with the profile's other exec rules; the rule is left out of the AppArmor profile (its fromSource paths are kept) and the rule table enforces it.",
+  },
+  {
     code: 'RT4101',
     severity: 'warning',
     name: 'selinux-no-least-permissive',

@@ -30,6 +30,7 @@ import {
   srcPath,
   type RuleSpec,
 } from '../../decide/rule-set-builder.js';
+import { arbRuleSet } from '../../decide/arbitrary-rule-set.js';
 import { checkGolden, emitCorpus, loadCorpora, renderDiagnostics, repoRoot } from '../golden-support.js';
 
 const FEATURES = path.join(repoRoot, 'test/fixtures/apparmor/features');
@@ -287,6 +288,90 @@ describe('AppArmor backend', () => {
           },
         ),
         { numRuns: 25 },
+      );
+    });
+
+    const execConflictCases: { name: string; rules: RuleSpec[]; has: RegExp; codes: string[] }[] = [
+      {
+        name: 'a source that is also an allowed binary: the cx transition grants the exec',
+        rules: [
+          { operation: P, matcher: pathM('/usr/bin/head'), action: Action.Allow },
+          {
+            matcher: dir('/etc/default/', true),
+            action: Action.Allow,
+            fromSource: [srcPath('/usr/bin/head')],
+          },
+        ],
+        has: /\n {2}"\/usr\/bin\/head" cx -> rtctl-src-/,
+        codes: [],
+      },
+      {
+        name: 'a source that is also an audited binary: the cx transition is audited',
+        rules: [
+          { operation: P, matcher: pathM('/usr/bin/head'), action: Action.Audit },
+          { matcher: dir('/etc/', true), action: Action.Block, fromSource: [srcPath('/usr/bin/head')] },
+        ],
+        has: /\n {2}audit "\/usr\/bin\/head" cx -> rtctl-src-/,
+        codes: [],
+      },
+      {
+        name: 'a directory source is left out with RT4006 (a glob cx would conflict with the exec rules)',
+        rules: [
+          { operation: P, matcher: dir('/usr/bin/'), action: Action.Allow },
+          {
+            matcher: dir('/etc/', true),
+            action: Action.Block,
+            fromSource: [{ kind: 'directory', dir: '/usr/', recursive: true }],
+          },
+        ],
+        has: /"\/usr\/bin\/\*" ix,/,
+        codes: ['RT4006'],
+      },
+    ];
+    for (const c of execConflictCases) {
+      it(`exec transitions: ${c.name}; the profile compiles`, () => {
+        const out = emitApparmorProfiles({
+          ruleSet: { policies: [makePodPolicy('p', c.rules)] },
+          documents: [],
+        });
+        const profile = out.artifacts.find(
+          (a) => !a.path.endsWith('.json') && !a.path.includes('/postures/'),
+        );
+        assert.ok(profile);
+        assert.match(String(profile.content), c.has);
+        assert.deepEqual(
+          out.diagnostics.map((d) => d.code),
+          c.codes,
+        );
+        const file = path.join(work, 'exec-conflict');
+        writeFileSync(file, profile.content);
+        const r = parseProfile(file);
+        assert.equal(r.status, 0, `${r.output}\n${String(profile.content)}`);
+      });
+    }
+
+    it('every profile of random rule sets compiles (fast-check)', () => {
+      fc.assert(
+        fc.property(arbRuleSet, (ruleSet) => {
+          const out = emitApparmorProfiles({ ruleSet, documents: [] });
+          const files: string[] = [];
+          for (const a of out.artifacts) {
+            if (a.path.endsWith('.json') || a.path.includes('/postures/')) continue;
+            const file = path.join(work, `random-${files.length}`);
+            writeFileSync(file, a.content);
+            files.push(file);
+          }
+          if (files.length === 0) return;
+          const r = spawnSync('apparmor_parser', ['-Q', '-K', '--features-file', FEATURES, ...files], {
+            encoding: 'utf8',
+          });
+          assert.equal(
+            r.status,
+            0,
+            `${r.stdout}${r.stderr}\n${out.artifacts.map((a) => String(a.content)).join('\n')}`,
+          );
+        }),
+        { numRuns: 60 },
       );
     });
 
