@@ -20,7 +20,7 @@ import {
 import { matchesGlob } from '../../../../compiler/decide/path-match.js';
 import { matchesResource } from '../../../../compiler/decide/match-rule.js';
 import { hasCommand, requirePrereqs } from '../../../support/prereq.js';
-import { arbPath, arbPattern } from '../../decide/arbitrary-rule-set.js';
+import { arbPath, arbPattern, arbRuleSet } from '../../decide/arbitrary-rule-set.js';
 import {
   Action,
   Operation,
@@ -304,6 +304,19 @@ describe('SELinux backend', () => {
               owner: false,
             });
             assert.equal(labelled.get(p), expected, `${JSON.stringify(matcher)} on ${p}: ${r.stdout}`);
+          }
+        }),
+        { numRuns: 40 },
+      );
+    });
+
+    it('every module of random rule sets builds (fast-check)', () => {
+      fc.assert(
+        fc.property(arbRuleSet, (ruleSet) => {
+          for (const a of emitSelinuxModules({ ruleSet, documents: [] }).artifacts) {
+            if (!a.path.endsWith('.cil')) continue;
+            const r = buildWithSecilc(work, String(a.content));
+            assert.equal(r.status, 0, `${r.output}\n${String(a.content)}`);
           }
         }),
         { numRuns: 40 },
