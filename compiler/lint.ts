@@ -205,7 +205,7 @@ export function lintTexts(sources: readonly SourceText[], options: LintOptions =
   });
 
   for (const rule of CROSS_RULES) {
-    for (const cf of rule(located, { namespaceAnnotations })) {
+    for (const cf of rule(located, { namespaceAnnotations, pairs: 'across-documents' })) {
       const state = files.get(cf.file);
       if (state !== undefined) diagnostics.push(place(state, cf.document, cf.finding, files));
     }

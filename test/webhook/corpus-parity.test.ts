@@ -20,12 +20,6 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const CORPUS = path.resolve(REPO, '../shared/corpus/upstream-examples');
 const FIXTURES = path.join(REPO, 'test/fixtures/webhook/admission');
 
-/**
- * Codes of the lint-only checks across rules and policies (compiler/checks/cross): they need every policy of
- * the repository, which an admission request does not carry, so the webhook does not report them.
- */
-const CROSS_CODES = new Set(['RT3003', 'RT3004', 'RT3005', 'RT3006', 'RT3012']);
-
 interface Sample {
   label: string;
   object: Record<string, unknown>;
@@ -71,7 +65,7 @@ describe('lint and webhook parity (same codes, same paths)', function () {
     it(s.label, async () => {
       const lint = lintTexts([{ file: 'sample.yaml', text: stringify(s.object) }]);
       const fromLint = lint.diagnostics
-        .filter((d) => d.document === 0 && !CROSS_CODES.has(d.code))
+        .filter((d) => d.document === 0)
         .map((d) => `${d.severity === 'error' ? 'E' : 'W'} ${d.code} ${pointerToPath(d.pointer)}`)
         .sort();
       const res = await client.post('/validate', createReview(s.object));

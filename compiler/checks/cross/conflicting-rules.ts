@@ -1,6 +1,7 @@
 // RT3003 duplicate rules and RT3004 conflicting actions: the same matcher (operation, resource, sources and
 // exemptions) written twice for workloads that may overlap. Both places of a conflict are reported.
 import type { Rule } from '../../ir/rule-set.js';
+import { describeLocation } from './cross-rule.js';
 import type { CrossFinding, CrossRule, LocatedPolicy } from './cross-rule.js';
 import { targetKey, targetsOverlap } from './target-overlap.js';
 
@@ -55,7 +56,7 @@ function describeMatcher(r: Rule): string {
 }
 
 function where(p: LocatedPolicy, r: Rule): string {
-  return `${p.policy.kind} ${p.policy.namespace === '' ? '' : `${p.policy.namespace}/`}${p.policy.name} (${r.location.file}:${r.location.line})`;
+  return `${p.policy.kind} ${p.policy.namespace === '' ? '' : `${p.policy.namespace}/`}${p.policy.name} (${describeLocation(r.location)})`;
 }
 
 interface Entry {
@@ -63,7 +64,7 @@ interface Entry {
   r: Rule;
 }
 
-export const checkConflictingRules: CrossRule = (policies) => {
+export const checkConflictingRules: CrossRule = (policies, context) => {
   // Group by matcher and by coarse target (namespace, or node labels): overlap is only possible inside a group.
   const groups = new Map<string, Entry[]>();
   for (const p of policies) {
@@ -82,7 +83,8 @@ export const checkConflictingRules: CrossRule = (policies) => {
       if (b === undefined) continue;
       for (let j = 0; j < i; j++) {
         const a = g[j];
-        if (a === undefined || !targetsOverlap(a.p.policy.target, b.p.policy.target)) continue;
+        if (a === undefined || (context.pairs === 'across-documents' && a.p === b.p)) continue;
+        if (!targetsOverlap(a.p.policy.target, b.p.policy.target)) continue;
         if (a.r.action === b.r.action) {
           out.push({
             file: b.p.file,

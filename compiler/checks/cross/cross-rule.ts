@@ -1,7 +1,8 @@
 // Checks across documents: conflicts and duplicates between policies that select overlapping workloads,
 // sources that can never run, Allow policies under an audit posture, and policies defined twice.
 import type { Finding } from '../../diagnostics/finding.js';
-import type { PolicyIR } from '../../ir/rule-set.js';
+import { pointerToPath } from '../../diagnostics/diagnostic.js';
+import type { PolicyIR, SourceLocation } from '../../ir/rule-set.js';
 
 /** A lowered policy and the document it came from. */
 export interface LocatedPolicy {
@@ -20,7 +21,17 @@ export interface CrossFinding {
 /** What cross checks know besides the policies: Namespace annotations seen in the same input. */
 export interface CrossContext {
   namespaceAnnotations: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  /**
+   * `all`: report every pair. `across-documents`: skip pairs inside one document, because the policy checker
+   * reports those itself (so that the admission webhook, which sees one object, reports them too).
+   */
+  pairs: 'all' | 'across-documents';
 }
 
 /** One cross-document check. */
 export type CrossRule = (policies: readonly LocatedPolicy[], context: CrossContext) => CrossFinding[];
+
+/** Where a rule is, for messages: `file:line`, or its path inside the same policy when checked alone. */
+export function describeLocation(loc: SourceLocation): string {
+  return loc.file === '' ? `at ${pointerToPath(loc.pointer)}` : `${loc.file}:${loc.line}`;
+}

@@ -2,6 +2,7 @@
 // that names it can never match. Blocking exec rules are indexed by path, base name and directory, so each
 // source is checked against only the rules that could block it (O(path depth) lookups, not a scan).
 import type { PolicyIR, Rule } from '../../ir/rule-set.js';
+import { describeLocation } from './cross-rule.js';
 import type { CrossFinding, CrossRule } from './cross-rule.js';
 import { targetsOverlap } from './target-overlap.js';
 
@@ -35,7 +36,7 @@ function candidates(
   return out;
 }
 
-export const checkUnreachableSources: CrossRule = (policies) => {
+export const checkUnreachableSources: CrossRule = (policies, context) => {
   const byPath = new Map<string, Blocker[]>();
   const byName = new Map<string, Blocker[]>();
   const byDir = new Map<string, Blocker[]>();
@@ -56,7 +57,10 @@ export const checkUnreachableSources: CrossRule = (policies) => {
       r.fromSource.forEach((s, i) => {
         if (s.kind !== 'path') return;
         const b = candidates(s.path, byPath, byName, byDir).find(
-          (x) => x.rule !== r && targetsOverlap(x.policy.target, p.policy.target),
+          (x) =>
+            x.rule !== r &&
+            !(context.pairs === 'across-documents' && x.policy === p.policy) &&
+            targetsOverlap(x.policy.target, p.policy.target),
         );
         if (b === undefined) return;
         out.push({
@@ -66,7 +70,7 @@ export const checkUnreachableSources: CrossRule = (policies) => {
             code: 'RT3006',
             severity: 'warning',
             pointer: `${r.location.pointer}/fromSource/${i}/path`,
-            message: `fromSource ${JSON.stringify(s.path)} can never run: ${b.policy.name} blocks executing it for the same workloads (${b.rule.location.file}:${b.rule.location.line}), so this rule never matches`,
+            message: `fromSource ${JSON.stringify(s.path)} can never run: ${b.policy.name} blocks executing it for the same workloads (${describeLocation(b.rule.location)}), so this rule never matches`,
           },
         });
       });

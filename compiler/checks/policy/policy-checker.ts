@@ -6,11 +6,31 @@ import { API_GROUP, API_GROUP_VERSION } from '../../schema/policy-schema.js';
 import { validatePolicySchema } from '../../schema/validate.js';
 import type { DocumentChecker, ObjectHead } from '../document-checker.js';
 import { DOCUMENT_RULES } from './document-rules.js';
+import { checkConflictingRules } from '../cross/conflicting-rules.js';
+import { checkUnreachableSources } from '../cross/unreachable-sources.js';
+import { lowerPolicy } from '../../lower/lower-policy.js';
+import type { PolicyDocument } from '../../model/policy-document.js';
 import type { PolicyObject } from './document-rules.js';
 
 /** True for the kind names of our policy kinds. */
 export function isPolicyKind(kind: string): kind is PolicyKind {
   return kind === PolicyKind.RuntimePolicy || kind === PolicyKind.RuntimeHostPolicy;
+}
+
+/** Rules of one policy that conflict with, repeat, or make unreachable other rules of the same policy. */
+function checkWithinPolicy(kind: PolicyKind, object: unknown): Finding[] {
+  const doc = { kind, object, file: '', index: 0, line: 1 } as PolicyDocument;
+  const policy = lowerPolicy(doc, () => ({ line: 1, column: 1 }));
+  const located = [{ policy, file: '', document: 0 }];
+  const context = { namespaceAnnotations: new Map<string, Record<string, string>>(), pairs: 'all' as const };
+  return [checkConflictingRules, checkUnreachableSources]
+    .flatMap((rule) => rule(located, context))
+    .map(({ finding }): Finding => {
+      const { related, ...rest } = finding;
+      return related === undefined
+        ? rest
+        : { ...rest, related: related.map((r) => ({ message: r.message, pointer: r.pointer })) };
+    });
 }
 
 /** Checks RuntimePolicy and RuntimeHostPolicy objects. */
@@ -38,6 +58,8 @@ export const policyChecker: DocumentChecker = {
     const schemaFindings = validatePolicySchema(o.kind, object);
     if (schemaFindings.length > 0) return schemaFindings;
     const policy = object as PolicyObject;
-    return DOCUMENT_RULES.flatMap((rule) => rule(policy, o.kind as PolicyKind));
+    const findings = DOCUMENT_RULES.flatMap((rule) => rule(policy, o.kind as PolicyKind));
+    if (findings.some((f) => f.severity === 'error')) return findings;
+    return [...findings, ...checkWithinPolicy(o.kind, object)];
   },
 };
