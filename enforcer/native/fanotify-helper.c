@@ -696,7 +696,7 @@ static void handle_event(const struct fanotify_event_metadata *md) {
   struct lookup in = {.policy_set = w->set, .cls = cls, .resource = path, .actor = actor, .allow_mask = w->allow_mask};
   char pc = w->posture[cls == CLASS_PROCESS ? CLASS_FILE : cls];
   in.posture_block = pc == 'b';
-  if (t->has_sources || ((w->allow_mask >> cls) & 1) == 0) proc_exe(pid, actor, sizeof actor);
+  if (t->has_sources) proc_exe(pid, actor, sizeof actor); /* fromSource rules and scoped Allow rules */
   if (t->has_readonly && cls == CLASS_FILE) {
     char n[32], a[512];
     proc_syscall(pid, cls, n, sizeof n, a, sizeof a, &in.write);
