@@ -1,4 +1,4 @@
-// Runs every benchmark script (bench/<name>/main.ts) in turn, each in its own process, and prints one JSON
+// Runs every benchmark script (bench/<name>/main.ts or run.ts) in turn, each in its own process, and prints one JSON
 // array of their results. Each script measures its own baseline in the same run; the ratios are the figures.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -9,8 +9,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
 const results: unknown[] = [];
 for (const name of readdirSync(here).sort()) {
-  const main = path.join(here, name, 'main.ts');
-  if (!existsSync(main) || (only.length > 0 && !only.includes(name))) continue;
+  const main = ['main.ts', 'run.ts'].map((f) => path.join(here, name, f)).find((f) => existsSync(f));
+  if (main === undefined || (only.length > 0 && !only.includes(name))) continue;
   process.stderr.write(`bench ${name}...\n`);
   try {
     const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', main], {
