@@ -226,10 +226,25 @@ static int clear_slot(int fd, uint32_t slot)
 	return 0;
 }
 
-/* Zeroes `count` consecutive entries of an array map from `start`. */
+/* Zeroes `count` consecutive entries of an array map from `start`: one batch system call where the
+ * kernel has them (5.6+), else one update per entry. */
 static void zero_range(int fd, uint32_t start, uint32_t count)
 {
 	size_t vs = value_size(fd);
+	uint32_t *keys = calloc(count, sizeof(*keys));
+	void *zeros = calloc(count, vs);
+	if (keys && zeros) {
+		for (uint32_t i = 0; i < count; i++)
+			keys[i] = start + i;
+		uint32_t n = count;
+		if (bpf_map_update_batch(fd, keys, zeros, &n, NULL) == 0 && n == count) {
+			free(keys);
+			free(zeros);
+			return;
+		}
+	}
+	free(keys);
+	free(zeros);
 	void *zero = calloc(1, vs);
 	if (!zero)
 		return;

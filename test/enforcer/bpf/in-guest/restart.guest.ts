@@ -1,6 +1,7 @@
 // Restart survival: enforcement is pinned under bpffs, so killing the enforcer process and its loader
 // while a loop keeps running the blocked binary lets zero runs through; a new plane resumes the pinned
-// state, updates it in place, and `stop` without keepEnforcing detaches (the binary runs again).
+// state, updates it in place five times, and `stop` without keepEnforcing detaches (the binary runs
+// again).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, writeFileSync } from 'node:fs';
@@ -109,8 +110,11 @@ describe('BPF-LSM: enforcement survives the enforcer and the loader', function (
     const kept = await plane.enforced();
     assert.equal(kept.generation, 1);
     assert.deepEqual(kept.workloads, ['restart']);
-    await plane.apply({ generation: 2, table: bytes, workloads });
-    await delay(1500);
+    // Updates in place while the loop runs: each writes the inactive slot, then flips one word.
+    for (let generation = 2; generation <= 6; generation++)
+      await plane.apply({ generation, table: bytes, workloads });
+    assert.equal((await plane.enforced()).generation, 6);
+    await delay(1000);
     writeFileSync('/tmp/rs/stop', '');
     await loopDone;
     const [ok, runs] = loopOut.trim().split(' ').map(Number);
