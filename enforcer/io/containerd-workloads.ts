@@ -65,6 +65,8 @@ export function createContainerdLister(options: ContainerdOptions): ContainerLis
           }
         }
         const labels = info.Labels ?? {};
+        // The CRI's pod sandbox ("pause") containers are not workloads.
+        if (labels['io.cri-containerd.kind'] === 'sandbox') continue;
         const image = info.Image ?? '';
         const digest = digests.get(image);
         const ns = labels['io.kubernetes.pod.namespace'] ?? '';
