@@ -316,8 +316,9 @@ static void proc_syscall(int pid, int cls, char *name, size_t nlen, char *args, 
   *write = 0;
   args[0] = 0;
   snprintf(name, nlen, cls == CLASS_PROCESS ? "SYS_EXECVE" : "SYS_OPENAT");
-  /* Never for an exec: /proc/<pid>/syscall takes the task's cred_guard_mutex, which execve holds while it
-   * opens a script or ELF interpreter, i.e. while that task waits for our answer: reading would deadlock. */
+  /* Never for an exec: reading /proc/<pid>/syscall takes the task's exec/trace lock (cred_guard_mutex on
+   * older kernels), which execve may hold while it opens a script or ELF interpreter, i.e. while that task
+   * waits for our answer. The 6.18 kernel here does not deadlock, but older ones could; the name is known. */
   if (cls == CLASS_PROCESS) return;
   snprintf(p, sizeof p, "/proc/%d/syscall", pid);
   if (read_small(p, buf, sizeof buf) < 0 ||
