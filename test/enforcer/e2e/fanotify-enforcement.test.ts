@@ -446,6 +446,12 @@ describe('fanotify enforcement on real containers (containerd + runc + busybox)'
       assert.equal(a.Action, 'Block');
       assert.equal(a.PolicyName, 'block-sa-token');
       assert.equal(a.Operation, 'File');
+      const fromLogs = readLogs(enforcer?.url ?? '', ['-n', 'ns-b', '--container', 'api']);
+      assert.ok(
+        fromLogs.some(
+          (x) => x.Resource === `${SA_DIR}/token` && x.Action === 'Block' && x.PodName === 'api-1',
+        ),
+      );
       // Other files of the container stay readable.
       const other = await exec('api-1-c', ['/bin/cat', '/data/hello.txt']);
       assert.equal(other.code, 0, other.stderr);
@@ -612,6 +618,8 @@ describe('fanotify enforcement on real containers (containerd + runc + busybox)'
         await sleep(200);
       }
       assert.equal(denied, 80, `alerts for the 80 denials (alerts before: ${before})`);
+      const fromLogs = readLogs(enforcer.url, ['-n', 'ns-a', '--pod', 'web-1', '--operation', 'Process']);
+      assert.equal(fromLogs.filter((a) => a.Resource === '/bin/id' && a.Action === 'Block').length, 80);
     });
   });
 });
