@@ -226,26 +226,46 @@ export async function startContainerd(
       };
     }
   };
-  let up = false;
-  for (let i = 0; i < 100 && !up; i++) {
-    up = (await ctr(['version'])).code === 0;
-    if (!up) await sleep(100);
+  const fail = async (err: unknown): Promise<never> => {
+    daemon.kill('SIGTERM');
+    await new Promise((r) => (daemon.exitCode !== null ? r(undefined) : daemon.once('exit', r)));
+    let logTail = '';
+    try {
+      logTail = readFileSync(join(dir, 'containerd.log'), 'utf8').slice(-2000);
+    } catch {
+      // no log
+    }
+    rmSync(dir, { recursive: true, force: true });
+    const message = err instanceof Error ? err.message : String(err);
+    throw new Error(`${message}\ncontainerd log (tail):\n${logTail}`);
+  };
+  let digest: RegExpExecArray | null = null;
+  try {
+    let up = false;
+    for (let i = 0; i < 100 && !up; i++) {
+      up = (await ctr(['version'])).code === 0;
+      if (!up) await sleep(100);
+    }
+    if (!up) throw new Error('containerd did not start');
+    const tar = await buildImageTar(join(dir, 'image'), extraFiles);
+    const imported = await ctr(['images', 'import', tar]);
+    if (imported.code !== 0) throw new Error(`image import failed: ${imported.stderr}`);
+    const images = await ctr(['images', 'ls']);
+    digest = /sha256:[0-9a-f]{64}/.exec(
+      images.stdout.split('\n').find((l) => l.startsWith(BUSYBOX_IMAGE)) ?? '',
+    );
+    if (digest === null) throw new Error(`imported image not listed: ${images.stdout}`);
+  } catch (err) {
+    return fail(err);
   }
-  if (!up) throw new Error(`containerd did not start; see ${dir}/containerd.log`);
-  const tar = await buildImageTar(join(dir, 'image'), extraFiles);
-  const imported = await ctr(['images', 'import', tar]);
-  if (imported.code !== 0) throw new Error(`image import failed: ${imported.stderr}`);
-  const images = await ctr(['images', 'ls']);
-  const digest = /sha256:[0-9a-f]{64}/.exec(
-    images.stdout.split('\n').find((l) => l.startsWith(BUSYBOX_IMAGE)) ?? '',
-  );
-  if (digest === null) throw new Error(`imported image not listed: ${images.stdout}`);
+  if (digest === null) return fail(new Error('imported image not listed'));
+  const imageDigest = digest[0];
   const containers = new Set<string>();
 
   const api: Containerd = {
     dir,
     socket,
-    imageDigest: digest[0],
+    imageDigest,
     ctr,
     async runContainer(spec) {
       const labels: Record<string, string> = {
