@@ -1,9 +1,10 @@
 // Writes one SELinux CIL module for a host node set: a file type and `filecon` per protected path
 // expression, `allow` rules that express Allow and Audit (and the exempt reads of readOnly Block),
-// `auditallow` for Audit. Types are left out of the base `file_type` attribute, so no domain may use
-// them unless the module says so: that is how Block is expressed in an allow-only language.
+// `auditallow` for Audit, and a domain per fromSource path (entered by executing it) whose own rules
+// differ from the other host domains'. Types are left out of the base `file_type` attribute, so no
+// domain may use them unless the module says so: that is how Block is expressed in an allow-only language.
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
-import { Action, Operation, type PolicyIR, type Rule } from '../../ir/rule-set.js';
+import { Action, Operation, type PolicyIR, type Rule, type SourceMatcher } from '../../ir/rule-set.js';
 import type { PolicyDocument } from '../../model/policy-document.js';
 import { isMatcherForOperation, isRuleApplicable } from '../../decide/match-rule.js';
 import type { OperationRequest } from '../../decide/decision-input.js';
@@ -78,7 +79,8 @@ export function emitCilModule(set: HostSet, documents: readonly PolicyDocument[]
 
   const byRegex = new Map<string, PolicyRule[]>();
   for (const policy of set.policies) {
-    for (const rule of policy.rules) {
+    for (const written of policy.rules) {
+      let rule = written;
       if (!isMatcherForOperation(rule.matcher, rule.operation)) continue;
       if (rule.operation === Operation.Network || rule.operation === Operation.Capabilities) {
         warn(
@@ -89,14 +91,19 @@ export function emitCilModule(set: HostSet, documents: readonly PolicyDocument[]
         );
         continue;
       }
-      if (rule.fromSource.length > 0) {
+      const pathSources = rule.fromSource.filter(
+        (x): x is Extract<SourceMatcher, { kind: 'path' }> =>
+          x.kind === 'path' && isRepresentableInFileContext(x.path),
+      );
+      if (pathSources.length < rule.fromSource.length) {
         warn(
           'RT4102',
-          `fromSource rule is left out of SELinux module ${set.name}; the rule table enforces it`,
+          `fromSource by directory (or by a path a file context cannot carry) has no domain in SELinux module ${set.name}; ${pathSources.length === 0 ? 'rule left out' : 'only its fromSource paths are kept'}`,
           policy,
           rule,
         );
-        continue;
+        if (pathSources.length === 0) continue;
+        rule = { ...rule, fromSource: pathSources };
       }
       const regex = toFileContextRegex(rule);
       if (regex === null) {
@@ -145,71 +152,118 @@ export function emitCilModule(set: HostSet, documents: readonly PolicyDocument[]
     }
   }
 
-  // One type per regex (a file has one label), in precedence order of their deciding rules. Reads,
-  // writes and execution are each decided by the first rule that applies to them, as in the oracle
-  // (a readOnly Block lets reads fall through to the next rule).
+  // fromSource paths: each gets a domain `d<i>` that processes enter when they execute it, and its
+  // binary gets the entrypoint type `d<i>_exec`. The domain joins the base "domain" attribute, so it
+  // keeps what ordinary host processes have; the module then says what differs for it.
+  const sourcePaths = [
+    ...new Set(
+      [...byRegex.values()]
+        .flat()
+        .flatMap((r) => r.rule.fromSource.map((x) => (x.kind === 'path' ? x.path : ''))),
+    ),
+  ]
+    .filter((x) => x !== '')
+    .sort();
+  const sourceIndex = new Map(sourcePaths.map((p, i) => [escapeRegexLiteral(p), i]));
+  for (const regex of sourceIndex.keys()) if (!byRegex.has(regex)) byRegex.set(regex, []);
+
+  // One type per regex (a file has one label). Reads, writes and execution are each decided by the
+  // first rule in precedence order that applies to them, as in the oracle (a readOnly Block lets reads
+  // fall through to the next rule); a source domain also sees the rules scoped to its source.
   const entries = [...byRegex.entries()].map(([regex, rules]) => {
     rules.sort(compareRulePrecedence);
-    return {
-      regex,
-      winner: rules[0] as PolicyRule,
-      read: findDecider(rules, Operation.File, false),
-      write: findDecider(rules, Operation.File, true),
-      exec: findDecider(rules, Operation.Process, false),
-    };
+    return { regex, rules, winner: rules[0] };
   });
-  entries.sort(
-    (a, b) =>
-      compareRulePrecedence(a.winner, b.winner) || (a.regex < b.regex ? -1 : a.regex > b.regex ? 1 : 0),
-  );
+  entries.sort((a, b) => {
+    if (a.winner !== undefined && b.winner !== undefined) {
+      const c = compareRulePrecedence(a.winner, b.winner);
+      if (c !== 0) return c;
+    } else if (a.winner !== b.winner) return a.winner === undefined ? 1 : -1;
+    return a.regex < b.regex ? -1 : a.regex > b.regex ? 1 : 0;
+  });
   const lines: string[] = [
     `; rtctl SELinux module ${set.name} (generated by \`rtctl compile --target selinux\`; do not edit)`,
     `; node selector: ${JSON.stringify(set.nodeLabels)}`,
     `; policies: ${set.policies.map((p) => p.name).join(', ')}`,
-    `; needs from the base policy: user system_u, roles object_r, the "${SUBJECT_ATTRIBUTE}" attribute of process domains`,
+    `; needs from the base policy: user system_u, roles object_r and system_r, the "${SUBJECT_ATTRIBUTE}" attribute of process domains`,
     `(block ${set.name}`,
   ];
-  const order = [...READ, ...WRITE, ...EXEC];
-  entries.forEach((e, i) => {
-    const type = `t${i}`;
-    const allow = new Set<string>();
-    const audit = new Set<string>();
-    const grant = (perms: readonly string[], decider: PolicyRule | undefined): boolean => {
-      if (decider?.rule.action === Action.Block) return false;
-      for (const x of perms) allow.add(x);
-      if (decider?.rule.action === Action.Audit) for (const x of perms) audit.add(x);
-      return true;
-    };
-    const readable = grant(READ, e.read);
-    grant(WRITE, e.write);
-    // Without a Process rule, execution follows reading (exec needs the file readable).
-    if (e.exec !== undefined || readable) grant(EXEC, e.exec);
-    const deciders = new Map<PolicyRule, string[]>();
-    for (const [what, d] of [
-      ['read', e.read],
-      ['write', e.write],
-      ['exec', e.exec],
-    ] as const) {
-      if (d !== undefined) deciders.set(d, [...(deciders.get(d) ?? []), what]);
-    }
+  const groups: { subject: string; source?: string }[] =
+    sourcePaths.length === 0
+      ? [{ subject: SUBJECT_ATTRIBUTE }]
+      : [{ subject: 'others' }, ...sourcePaths.map((p, i) => ({ subject: `d${i}`, source: p }))];
+  sourcePaths.forEach((p, i) => {
     lines.push(
       '',
-      ...[...deciders.entries()].map(
-        ([d, what]) =>
-          `  ; ${type} ${what.join('/')}: ${`${d.rule.operation} ${d.rule.action} by ${d.policy.name} (${d.rule.location.file}:${d.rule.location.line})`.replace(/[^\x20-\x7e]/g, '?')}`,
-      ),
-      `  (type ${type})`,
-      `  (roletype object_r ${type})`,
+      `  ; d${i}: processes running ${p.replace(/[^\x20-\x7e]/g, '?')}`,
+      `  (type d${i})`,
+      `  (roletype system_r d${i})`,
+      `  (typeattributeset ${SUBJECT_ATTRIBUTE} (d${i}))`,
+      `  (type d${i}_exec)`,
+      `  (roletype object_r d${i}_exec)`,
+      `  (typetransition ${SUBJECT_ATTRIBUTE} d${i}_exec process d${i})`,
+      `  (allow ${SUBJECT_ATTRIBUTE} d${i} (process (transition)))`,
+      `  (allow d${i} d${i}_exec (file (entrypoint)))`,
+    );
+  });
+  if (sourcePaths.length > 0) {
+    lines.push(
+      '',
+      '  ; others: every host domain but the source domains',
+      '  (typeattribute others)',
+      `  (typeattributeset others (and ${SUBJECT_ATTRIBUTE} (not (${sourcePaths.map((_, i) => `d${i}`).join(' ')}))))`,
+    );
+  }
+  const order = [...READ, ...WRITE, ...EXEC];
+  let next = 0;
+  for (const e of entries) {
+    const source = sourceIndex.get(e.regex);
+    const type = source === undefined ? `t${next++}` : `d${source}_exec`;
+    lines.push('');
+    if (source === undefined) lines.push(`  (type ${type})`, `  (roletype object_r ${type})`);
+    lines.push(
       `  (filecon ${quoteCil(e.regex)} any (system_u object_r ${type} ((s0) (s0))))`,
       `  (allow ${SUBJECT_ATTRIBUTE} ${type} (dir (${DIR_BASE.join(' ')})))`,
     );
-    const allowed = order.filter((x) => allow.has(x));
-    const audited = order.filter((x) => audit.has(x));
-    if (allowed.length > 0)
-      lines.push(`  (allow ${SUBJECT_ATTRIBUTE} ${type} (file (${allowed.join(' ')})))`);
-    if (audited.length > 0)
-      lines.push(`  (auditallow ${SUBJECT_ATTRIBUTE} ${type} (file (${audited.join(' ')})))`);
-  });
+    for (const g of groups) {
+      const rules = e.rules.filter(
+        (r) =>
+          r.rule.fromSource.length === 0 ||
+          r.rule.fromSource.some((x) => x.kind === 'path' && x.path === g.source),
+      );
+      const read = findDecider(rules, Operation.File, false);
+      const write = findDecider(rules, Operation.File, true);
+      const exec = findDecider(rules, Operation.Process, false);
+      const allow = new Set<string>();
+      const audit = new Set<string>();
+      const grant = (perms: readonly string[], decider: PolicyRule | undefined): boolean => {
+        if (decider?.rule.action === Action.Block) return false;
+        for (const x of perms) allow.add(x);
+        if (decider?.rule.action === Action.Audit) for (const x of perms) audit.add(x);
+        return true;
+      };
+      const readable = grant(READ, read);
+      grant(WRITE, write);
+      // Without a Process rule, execution follows reading (exec needs the file readable).
+      if (exec !== undefined || readable) grant(EXEC, exec);
+      const deciders = new Map<PolicyRule, string[]>();
+      for (const [what, d] of [
+        ['read', read],
+        ['write', write],
+        ['exec', exec],
+      ] as const) {
+        if (d !== undefined) deciders.set(d, [...(deciders.get(d) ?? []), what]);
+      }
+      for (const [d, what] of deciders) {
+        const where = `${d.rule.operation} ${d.rule.action} by ${d.policy.name} (${d.rule.location.file}:${d.rule.location.line})`;
+        lines.push(`  ; ${g.subject} on ${type}, ${what.join('/')}: ${where.replace(/[^\x20-\x7e]/g, '?')}`);
+      }
+      const allowed = order.filter((x) => allow.has(x));
+      const audited = order.filter((x) => audit.has(x));
+      if (allowed.length > 0) lines.push(`  (allow ${g.subject} ${type} (file (${allowed.join(' ')})))`);
+      if (audited.length > 0) lines.push(`  (auditallow ${g.subject} ${type} (file (${audited.join(' ')})))`);
+    }
+  }
   lines.push(')', '');
   return { name: set.name, text: lines.join('\n'), diagnostics };
 }

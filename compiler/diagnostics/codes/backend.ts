@@ -57,7 +57,7 @@ export const BACKEND_CODES: readonly CodeInfo[] = [
     severity: 'warning',
     name: 'selinux-from-source',
     summary:
-      'fromSource needs a domain transition into a new confined domain; the SELinux module leaves this rule out and the rule table enforces it.',
+      'fromSource by directory would relabel every binary below it; SELinux modules give a domain only to fromSource paths, so directory sources are left out and the rule table enforces them.',
   },
   {
     code: 'RT4103',

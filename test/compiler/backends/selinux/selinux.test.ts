@@ -32,6 +32,7 @@ import {
   path as pathM,
   pattern,
   protocol,
+  srcDir,
   srcPath,
   type RuleSpec,
 } from '../../decide/rule-set-builder.js';
@@ -123,8 +124,21 @@ const cases: { name: string; rule: RuleSpec; has: RegExp[]; hasNot?: RegExp[]; c
     codes: ['RT4104'],
   },
   {
-    name: 'fromSource is left out (RT4102)',
+    name: 'fromSource path: a domain entered by executing the source; a sourced Block denies only that domain',
     rule: { matcher: pathM('/etc/x'), action: Action.Block, fromSource: [srcPath('/bin/cat')] },
+    has: [
+      /\(type d0\)/,
+      /\(typeattributeset domain \(d0\)\)/,
+      /\(filecon "\/bin\/cat" any \(system_u object_r d0_exec/,
+      /\(typetransition domain d0_exec process d0\)/,
+      /\(typeattributeset others \(and domain \(not \(d0\)\)\)\)/,
+      /\(allow others t0 \(file \(open read getattr ioctl lock map write/,
+    ],
+    hasNot: [/\(allow d0 t0 \(file/],
+  },
+  {
+    name: 'fromSource by directory is left out (RT4102)',
+    rule: { matcher: pathM('/etc/x'), action: Action.Block, fromSource: [srcDir('/usr/bin/')] },
     has: [],
     hasNot: [/type t0/],
     codes: ['RT4102'],
