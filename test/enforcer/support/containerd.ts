@@ -239,7 +239,7 @@ export async function startContainerd(
     const message = err instanceof Error ? err.message : String(err);
     throw new Error(`${message}\ncontainerd log (tail):\n${logTail}`);
   };
-  let digest: RegExpExecArray | null = null;
+  let digest: RegExpExecArray | null;
   try {
     let up = false;
     for (let i = 0; i < 100 && !up; i++) {
