@@ -14,7 +14,8 @@ import type { DataPlaneEvent, Postures, WorkloadAnchor } from '../../enforcer/da
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const OPENS = Number(process.env['RTCTL_BENCH_OPENS'] ?? '20000');
-const EXECS = Number(process.env['RTCTL_BENCH_EXECS'] ?? '300');
+const EXECS = Number(process.env['RTCTL_BENCH_EXECS'] ?? '100');
+const ROUNDS = Number(process.env['RTCTL_BENCH_ROUNDS'] ?? '3');
 const AUDITS = Number(process.env['RTCTL_BENCH_AUDITS'] ?? '5000');
 const POSTURES: Postures = { file: 'audit', network: 'audit', capabilities: 'audit' };
 
@@ -38,6 +39,11 @@ ${dirs}  action: Block
 ${extra}`;
   const lint = lintTexts([{ file: 'bench.yaml', text }]);
   return buildRuleTable(lowerDocuments(lint.documents));
+}
+
+function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
 function runIn(pid: number, command: string): string {
@@ -76,27 +82,44 @@ async function main(): Promise<void> {
   spawnSync('sleep', ['1']);
   const anchor: WorkloadAnchor = { key: 'bench', host: false, pid, cgroupPath: '' };
 
-  // Warm up, then the baseline: no programs attached.
-  measureOpens(pid);
-  const baseOpens = measureOpens(pid);
-  const baseExecs = measureExecs(pid);
-
+  // Alternating rounds (machine noise is large under TCG): the loops with no programs attached, then
+  // with the plane loaded and 1 000 rules applied to the workload; medians are compared.
   const loaderPath = path.join(repoRoot, 'enforcer/bpf/out/rtctl-bpf-loader');
-  const plane = new BpfLsmPlane({ loaderPath, pinDir: `/sys/fs/bpf/rtctl-bench-${process.pid}` });
+  const pinDir = `/sys/fs/bpf/rtctl-bench-${process.pid}`;
+  const table1000 = tableOf(1000, '');
+  const base = { opens: [] as number[], execs: [] as number[] };
+  const bpf = { opens: [] as number[], execs: [] as number[] };
+  measureOpens(pid);
+  for (let round = 0; round < ROUNDS; round++) {
+    base.opens.push(measureOpens(pid));
+    base.execs.push(measureExecs(pid));
+    const p = new BpfLsmPlane({ loaderPath, pinDir });
+    await p.start();
+    await p.apply({
+      generation: 1,
+      table: table1000,
+      workloads: [{ anchor, policies: [0], postures: POSTURES }],
+    });
+    bpf.opens.push(measureOpens(pid));
+    bpf.execs.push(measureExecs(pid));
+    await p.stop({ keepEnforcing: false });
+  }
+  const baseOpens = median(base.opens);
+  const baseExecs = median(base.execs);
+  const bpfOpens = median(bpf.opens);
+  const bpfExecs = median(bpf.execs);
+
+  const plane = new BpfLsmPlane({ loaderPath, pinDir });
   await plane.start();
   const events: DataPlaneEvent[] = [];
   const reader = (async () => {
     for await (const e of plane.events()) events.push(e);
   })();
-  const table1000 = tableOf(1000, '');
   await plane.apply({
     generation: 1,
     table: table1000,
     workloads: [{ anchor, policies: [0], postures: POSTURES }],
   });
-  measureOpens(pid);
-  const bpfOpens = measureOpens(pid);
-  const bpfExecs = measureExecs(pid);
 
   // Policy change to enforced: apply() resolves after the slot flip; the next exec must be denied.
   const blocking = tableOf(
@@ -146,17 +169,18 @@ spec:
     bench: 'enforcer-bpf-lsm',
     environment: 'qemu TCG guest, Debian 6.1 kernel: compare ratios, not absolute times',
     rules: 1000,
+    rounds: ROUNDS,
     openClose: {
       iterations: OPENS,
-      baselineMs: baseOpens,
-      bpfMs: bpfOpens,
-      ratio: +(bpfOpens / baseOpens).toFixed(3),
+      baselineMs: base.opens.map(Math.round),
+      bpfMs: bpf.opens.map(Math.round),
+      medianRatio: +(bpfOpens / baseOpens).toFixed(3),
     },
     exec: {
       iterations: EXECS,
-      baselineMs: baseExecs,
-      bpfMs: bpfExecs,
-      ratio: +(bpfExecs / baseExecs).toFixed(3),
+      baselineMs: base.execs,
+      bpfMs: bpf.execs,
+      medianRatio: +(bpfExecs / baseExecs).toFixed(3),
     },
     policyChange: { applyMs: +applyMs.toFixed(1), deniedRightAfter: denied },
     auditEvents: {
