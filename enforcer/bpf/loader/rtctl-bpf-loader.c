@@ -416,11 +416,42 @@ static int handle_line(char *line)
 	return quit;
 }
 
+/* --probe: a trial load and attach of the programs, detached at once; one JSON line says whether
+ * BPF-LSM works on this kernel (an LSM list naming bpf proves nothing: some kernels refuse). */
+static int probe(void)
+{
+	struct rtctl_lsm *p = rtctl_lsm__open_and_load();
+	if (!p) {
+		int err = errno;
+		printf("{\"ok\":false,\"stage\":\"load\",\"errno\":%d,\"error\":", err);
+		jwrite_str(stdout, strerror(err), 256);
+		printf("}\n");
+		return 1;
+	}
+	struct bpf_link *link = bpf_program__attach_lsm(p->progs.rt_file_open);
+	if (!link) {
+		int err = errno;
+		printf("{\"ok\":false,\"stage\":\"attach\",\"errno\":%d,\"error\":", err);
+		jwrite_str(stdout, strerror(err), 256);
+		printf("}\n");
+		rtctl_lsm__destroy(p);
+		return 1;
+	}
+	bpf_link__destroy(link);
+	rtctl_lsm__destroy(p);
+	printf("{\"ok\":true}\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--pin-dir") && i + 1 < argc)
 			pin_dir = argv[++i];
+		else if (!strcmp(argv[i], "--probe")) {
+			libbpf_set_print(NULL);
+			return probe();
+		}
 	}
 	for (size_t i = 0; i < NMAPS; i++)
 		map_fds[i] = -1;
