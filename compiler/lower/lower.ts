@@ -4,7 +4,7 @@ import type { PolicyDocument } from '../model/policy-document.js';
 import { lowerPolicy } from './lower-policy.js';
 import type { LocateFn } from './lower-policy.js';
 
-/** Orders lowered policies: host policies after pod policies, then by namespace and name. */
+/** Orders lowered policies by kind (host policies first), then namespace and name. */
 export function comparePolicies(a: PolicyIR, b: PolicyIR): number {
   const ka = `${a.kind}\u0000${a.namespace}\u0000${a.name}`;
   const kb = `${b.kind}\u0000${b.namespace}\u0000${b.name}`;
