@@ -24,6 +24,12 @@ mkdir -p /run/guest-out
 mount -t 9p -o trans=virtio,version=9p2000.L,cache=none,msize=512000 guestout /run/guest-out || {
   echo "RTCTL-GUEST-FAIL: mount exchange share"; echo o > /proc/sysrq-trigger; sleep 60; }
 out=/run/guest-out
+# A checkout below a directory hidden by the tmpfs mounts above comes back from its own share.
+repo=$(cat "$out/repo-dir" 2>/dev/null)
+if [ -n "$repo" ] && [ ! -d "$repo/test/guest" ]; then
+  mkdir -p "$repo" && mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=512000 repo "$repo" ||
+    echo "RTCTL-GUEST-FAIL: mount repo share at $repo"
+fi
 # The guest kernel's modules, unpacked by the harness on the host (load with guest-modprobe.sh).
 RTCTL_GUEST_MODULES=$(cat "$out/modules-dir" 2>/dev/null)
 export RTCTL_GUEST_MODULES

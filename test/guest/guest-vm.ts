@@ -69,6 +69,9 @@ export async function runInGuest(job: GuestJob): Promise<GuestResult> {
   lines.push(`cd ${quoteShell(job.cwd ?? job.repoRoot)} || exit 125`, job.command, '');
   writeFileSync(path.join(outDir, 'job.sh'), lines.join('\n'));
   writeFileSync(path.join(outDir, 'modules-dir'), guest.modulesDir);
+  // The guest mounts tmpfs over /tmp, /root, /var/lib, ...: a checkout below one of them (CI may clone into
+  // /tmp) is shared once more on its own and mounted back at the same path.
+  writeFileSync(path.join(outDir, 'repo-dir'), job.repoRoot);
 
   const stage2 = path.join(job.repoRoot, 'test', 'guest', 'guest-stage2.sh');
   const args = [
@@ -99,6 +102,8 @@ export async function runInGuest(job: GuestJob): Promise<GuestResult> {
     'local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap',
     '-virtfs',
     `local,path=${outDir},mount_tag=guestout,security_model=none,multidevs=remap`,
+    '-virtfs',
+    `local,path=${job.repoRoot},mount_tag=repo,security_model=none,readonly=on,multidevs=remap`,
   ];
   let consoleText = '';
   let bootMs = 0;
