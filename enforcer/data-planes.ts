@@ -3,8 +3,11 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { DataPlane } from './data-plane.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { BpfLsmPlane } from './bpf/bpf-lsm-plane.js';
 import { createFanotifyPlane } from './fanotify/fanotify-plane.js';
-import { buildNativeTools } from './io/native-tools.js';
+import { buildNativeTools, findNativeDir } from './io/native-tools.js';
 
 /** What a data plane factory gets. */
 export interface DataPlaneContext {
@@ -38,8 +41,21 @@ const fanotify: DataPlaneFactory = {
   },
 };
 
-/** All data planes, preferred first (the BPF-LSM plane goes before fanotify). */
-export const DATA_PLANES: DataPlaneFactory[] = [fanotify];
+const bpfLsm: DataPlaneFactory = {
+  name: 'bpf-lsm',
+  description:
+    'BPF programs on LSM hooks deciding in the kernel (denials return EACCES); state pinned under /sys/fs/bpf',
+  probe: 'bpf-lsm',
+  async create() {
+    // enforcer/bpf sits beside enforcer/native; its build script is idempotent.
+    const bpfDir = join(findNativeDir(), '..', 'bpf');
+    await promisify(execFile)('sh', [join(bpfDir, 'build.sh')]);
+    return new BpfLsmPlane({ loaderPath: join(bpfDir, 'out', 'rtctl-bpf-loader') });
+  },
+};
+
+/** All data planes, preferred first: BPF-LSM where a trial load works, fanotify elsewhere. */
+export const DATA_PLANES: DataPlaneFactory[] = [bpfLsm, fanotify];
 
 /** The factory of this name, if any. */
 export function findDataPlane(name: string): DataPlaneFactory | undefined {
