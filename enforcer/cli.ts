@@ -111,6 +111,19 @@ async function runEnforcer(flags: EnforcerFlags): Promise<void> {
   logger.info({ released: config.releaseOnExit }, 'enforcer stopped');
 }
 
+/** `rtctl enforcer stop`: attaches to what the data plane left in force (pins, helper) and releases it. */
+async function releaseDataPlane(flags: { dataPlane: string; stateDir: string }): Promise<void> {
+  const logger = createLogger();
+  mkdirSync(flags.stateDir, { recursive: true });
+  const name = await chooseDataPlane(flags.dataPlane, logger);
+  const factory = findDataPlane(name);
+  if (factory === undefined) throw new ConfigError(`unknown data plane ${name}`);
+  const plane = await factory.create({ stateDir: flags.stateDir, logger });
+  await plane.start();
+  await plane.stop({ keepEnforcing: false });
+  process.stdout.write(`released the ${name} data plane\n`);
+}
+
 function toUrl(address: string): string {
   if (/^https?:\/\//.test(address)) return address.replace(/\/+$/, '');
   const { host, port } = parseListen(address);
@@ -245,6 +258,16 @@ export function registerEnforcerCommands(program: Command): void {
       'stop enforcing when this process exits (default: the data plane keeps enforcing)',
     )
     .action((flags: EnforcerFlags) => handleUsage(() => runEnforcer(flags)));
+  enforcer
+    .command('stop')
+    .description(
+      'Release enforcement left in force by a stopped enforcer: detach the BPF-LSM programs and unpin their state, or stop the fanotify helper',
+    )
+    .addOption(
+      new Option('--data-plane <name>', 'data plane to release: auto, or one by name').default('auto'),
+    )
+    .option('--state-dir <dir>', 'sockets and logs of the data plane', '/run/rtctl')
+    .action((flags: { dataPlane: string; stateDir: string }) => handleUsage(() => releaseDataPlane(flags)));
   enforcer
     .command('relay')
     .description('Follow several enforcers and serve their alerts as one stream')

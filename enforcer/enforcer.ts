@@ -83,6 +83,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
   let eventsDone: Promise<void> = Promise.resolve();
 
   let containers: Workload[] | undefined;
+  let listFailing = false;
 
   /** Reconciles; re-lists containers on the poll (and the first time), reuses the last list on policy changes. */
   const reconcileOnce = async (refreshContainers: boolean): Promise<void> => {
@@ -90,9 +91,18 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
     const snap = snapshot;
     const podLabels = snap.podLabels;
     if (refreshContainers || containers === undefined) {
-      containers = await options.containers.list(
-        podLabels ? (ns, pod) => podLabels.get(`${ns}/${pod}`) : undefined,
-      );
+      try {
+        containers = await options.containers.list(
+          podLabels ? (ns, pod) => podLabels.get(`${ns}/${pod}`) : undefined,
+        );
+        listFailing = false;
+      } catch (err) {
+        // A host without a reachable container runtime (systemd mode on a plain VM) still enforces host
+        // policies: keep the last known containers (none at first) and try again on the next poll.
+        if (!listFailing) logger.warn({ err }, 'cannot list containers; enforcing with the last known list');
+        listFailing = true;
+        containers ??= [];
+      }
     }
     const workloads = [describeHost(), ...containers];
     for (const w of workloads) known.set(w.key, w);
