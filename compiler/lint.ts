@@ -142,7 +142,7 @@ export function lintTexts(sources: readonly SourceText[], options: LintOptions =
     for (const doc of state.yaml.documents) {
       if (doc.value === null || doc.value === undefined) continue;
       documentCount++;
-      const findings = checkObject(doc.value);
+      const findings = checkObject(doc.value, { crossChecked: true });
       let hasError = false;
       for (const f of findings) {
         if (f.severity === Severity.Error) hasError = true;
@@ -205,7 +205,7 @@ export function lintTexts(sources: readonly SourceText[], options: LintOptions =
   });
 
   for (const rule of CROSS_RULES) {
-    for (const cf of rule(located, { namespaceAnnotations, pairs: 'across-documents' })) {
+    for (const cf of rule(located, { namespaceAnnotations })) {
       const state = files.get(cf.file);
       if (state !== undefined) diagnostics.push(place(state, cf.document, cf.finding, files));
     }

@@ -64,7 +64,7 @@ interface Entry {
   r: Rule;
 }
 
-export const checkConflictingRules: CrossRule = (policies, context) => {
+export const checkConflictingRules: CrossRule = (policies) => {
   // Group by matcher and by coarse target (namespace, or node labels): overlap is only possible inside a group.
   const groups = new Map<string, Entry[]>();
   for (const p of policies) {
@@ -83,8 +83,7 @@ export const checkConflictingRules: CrossRule = (policies, context) => {
       if (b === undefined) continue;
       for (let j = 0; j < i; j++) {
         const a = g[j];
-        if (a === undefined || (context.pairs === 'across-documents' && a.p === b.p)) continue;
-        if (!targetsOverlap(a.p.policy.target, b.p.policy.target)) continue;
+        if (a === undefined || !targetsOverlap(a.p.policy.target, b.p.policy.target)) continue;
         if (a.r.action === b.r.action) {
           out.push({
             file: b.p.file,

@@ -21,11 +21,6 @@ export interface CrossFinding {
 /** What cross checks know besides the policies: Namespace annotations seen in the same input. */
 export interface CrossContext {
   namespaceAnnotations: ReadonlyMap<string, Readonly<Record<string, string>>>;
-  /**
-   * `all`: report every pair. `across-documents`: skip pairs inside one document, because the policy checker
-   * reports those itself (so that the admission webhook, which sees one object, reports them too).
-   */
-  pairs: 'all' | 'across-documents';
 }
 
 /** One cross-document check. */

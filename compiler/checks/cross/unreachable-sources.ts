@@ -36,7 +36,7 @@ function candidates(
   return out;
 }
 
-export const checkUnreachableSources: CrossRule = (policies, context) => {
+export const checkUnreachableSources: CrossRule = (policies) => {
   const byPath = new Map<string, Blocker[]>();
   const byName = new Map<string, Blocker[]>();
   const byDir = new Map<string, Blocker[]>();
@@ -57,10 +57,7 @@ export const checkUnreachableSources: CrossRule = (policies, context) => {
       r.fromSource.forEach((s, i) => {
         if (s.kind !== 'path') return;
         const b = candidates(s.path, byPath, byName, byDir).find(
-          (x) =>
-            x.rule !== r &&
-            !(context.pairs === 'across-documents' && x.policy === p.policy) &&
-            targetsOverlap(x.policy.target, p.policy.target),
+          (x) => x.rule !== r && targetsOverlap(x.policy.target, p.policy.target),
         );
         if (b === undefined) return;
         out.push({

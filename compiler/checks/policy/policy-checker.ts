@@ -4,7 +4,7 @@ import type { Finding } from '../../diagnostics/finding.js';
 import { PolicyKind } from '../../ir/rule-set.js';
 import { API_GROUP, API_GROUP_VERSION } from '../../schema/policy-schema.js';
 import { validatePolicySchema } from '../../schema/validate.js';
-import type { DocumentChecker, ObjectHead } from '../document-checker.js';
+import type { CheckContext, DocumentChecker, ObjectHead } from '../document-checker.js';
 import { DOCUMENT_RULES } from './document-rules.js';
 import { checkConflictingRules } from '../cross/conflicting-rules.js';
 import { checkUnreachableSources } from '../cross/unreachable-sources.js';
@@ -22,7 +22,7 @@ function checkWithinPolicy(kind: PolicyKind, object: unknown): Finding[] {
   const doc = { kind, object, file: '', index: 0, line: 1 } as PolicyDocument;
   const policy = lowerPolicy(doc, () => ({ line: 1, column: 1 }));
   const located = [{ policy, file: '', document: 0 }];
-  const context = { namespaceAnnotations: new Map<string, Record<string, string>>(), pairs: 'all' as const };
+  const context = { namespaceAnnotations: new Map<string, Record<string, string>>() };
   return [checkConflictingRules, checkUnreachableSources]
     .flatMap((rule) => rule(located, context))
     .map(({ finding }): Finding => {
@@ -42,7 +42,7 @@ export const policyChecker: DocumentChecker = {
       (head.apiVersion === API_GROUP_VERSION || head.apiVersion.startsWith(`${API_GROUP}/`))
     );
   },
-  check(object: unknown): Finding[] {
+  check(object: unknown, context: CheckContext): Finding[] {
     const o = object as { apiVersion: string; kind: string };
     if (!isPolicyKind(o.kind)) return [];
     if (o.apiVersion !== API_GROUP_VERSION) {
@@ -59,7 +59,7 @@ export const policyChecker: DocumentChecker = {
     if (schemaFindings.length > 0) return schemaFindings;
     const policy = object as PolicyObject;
     const findings = DOCUMENT_RULES.flatMap((rule) => rule(policy, o.kind as PolicyKind));
-    if (findings.some((f) => f.severity === 'error')) return findings;
+    if (findings.some((f) => f.severity === 'error') || context.crossChecked === true) return findings;
     return [...findings, ...checkWithinPolicy(o.kind, object)];
   },
 };
