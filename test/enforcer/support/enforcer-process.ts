@@ -26,8 +26,11 @@ export interface EnforcerProcess {
   kill(signal: 'SIGKILL' | 'SIGTERM'): Promise<void>;
 }
 
-/** Starts `rtctl enforcer run` with the given flags and waits for its alert address. */
-export async function startEnforcer(flags: readonly string[]): Promise<EnforcerProcess> {
+/** Starts `rtctl enforcer run` with the given flags and waits for its alert address (30 s unless told). */
+export async function startEnforcer(
+  flags: readonly string[],
+  options: { startTimeoutMs?: number } = {},
+): Promise<EnforcerProcess> {
   const child = spawn(process.execPath, rtctlArgs(['enforcer', 'run', '--listen', '127.0.0.1:0', ...flags]), {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -37,7 +40,10 @@ export async function startEnforcer(flags: readonly string[]): Promise<EnforcerP
   child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
   child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
   const url = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`enforcer did not start:\n${err.slice(-3000)}`)), 30000);
+    const timer = setTimeout(
+      () => reject(new Error(`enforcer did not start:\n${err.slice(-3000)}`)),
+      options.startTimeoutMs ?? 30000,
+    );
     const check = (): void => {
       const m = /alerts: (http:\/\/\S+)\/alerts/.exec(out);
       if (m?.[1]) {
@@ -137,14 +143,14 @@ export async function waitForAlert(
 }
 
 /** Reads alerts with the real CLI: `rtctl logs [-n ns] --json --no-follow --server <url>`. */
-export function readLogs(url: string, extra: readonly string[]): AlertRecord[] {
+export function readLogs(url: string, extra: readonly string[], timeoutMs = 30000): AlertRecord[] {
   const r = spawnSync(
     process.execPath,
     rtctlArgs(['logs', '--json', '--no-follow', '--server', url, ...extra]),
     {
       cwd: REPO_ROOT,
       encoding: 'utf8',
-      timeout: 30000,
+      timeout: timeoutMs,
     },
   );
   if (r.status !== 0) throw new Error(`rtctl logs failed (${String(r.status)}): ${r.stderr}`);

@@ -1,0 +1,121 @@
+// The BPF-LSM plane through the user's commands, inside the guest: `rtctl enforcer run --data-plane bpf-lsm`
+// over a policy directory with a real containerd, a blocked exec in a pod container (Permission denied, 126),
+// its alert read back with `rtctl logs -n <ns> --json` (Enforcer BPFLSM, Result Permission denied, Data naming
+// the exec system call), enforcement kept after the enforcer is killed, and `rtctl enforcer stop` detaching it.
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { startContainerd, type Containerd, type TestContainer } from '../../support/containerd.js';
+import {
+  readLogs,
+  rtctlArgs,
+  startEnforcer,
+  waitForStatus,
+  type EnforcerProcess,
+} from '../../support/enforcer-process.js';
+import { repoRoot } from './guest-support.js';
+
+const WORK = '/tmp/cli-e2e';
+const POLICY = `apiVersion: security.runtime.com/v1
+kind: RuntimePolicy
+metadata: { name: cli-block-sleep, namespace: ns-cli }
+spec:
+  selector: { matchLabels: { app: cli } }
+  process:
+    matchPaths:
+      - path: /bin/sleep
+  severity: 7
+  action: Block
+`;
+
+describe('rtctl enforcer run --data-plane bpf-lsm and rtctl logs (in the guest)', function () {
+  this.timeout(240000);
+  let containerd: Containerd;
+  let pod: TestContainer;
+  let enforcer: EnforcerProcess | undefined;
+
+  const sleepInPod = () => containerd.exec(pod.id, ['/bin/sh', '-c', '/bin/sleep 0']);
+
+  before(async () => {
+    execFileSync('sh', [path.join(repoRoot, 'test/guest/guest-modprobe.sh'), 'overlay']);
+    mkdirSync(path.join(WORK, 'policies'), { recursive: true });
+    writeFileSync(path.join(WORK, 'policies', 'block-sleep.yaml'), POLICY);
+    containerd = await startContainerd();
+    pod = await containerd.runContainer({
+      id: 'cli-pod',
+      pod: 'cli-0',
+      namespace: 'ns-cli',
+      container: 'cli',
+      labels: { app: 'cli' },
+    });
+  });
+
+  after(async () => {
+    await enforcer?.kill('SIGKILL');
+    await containerd.stop();
+  });
+
+  it('blocks the exec (Permission denied, 126) and `rtctl logs -n ns-cli --json` shows the BPFLSM alert with the pod identity', async () => {
+    assert.equal((await sleepInPod()).code, 0, 'sleep runs before the enforcer');
+    enforcer = await startEnforcer(
+      [
+        '--policy-dir',
+        path.join(WORK, 'policies'),
+        '--data-plane',
+        'bpf-lsm',
+        '--node-name',
+        'guest-node',
+        '--cluster-name',
+        'guest-cluster',
+        '--containerd-socket',
+        containerd.socket,
+        '--state-dir',
+        path.join(WORK, 'state'),
+        '--poll-ms',
+        '300',
+      ],
+      { startTimeoutMs: 180000 },
+    );
+    const url = enforcer.url;
+    const status = await waitForStatus(
+      url,
+      (s) => s.workloads.some((w) => w.pod === 'cli-0' && w.policies.includes('cli-block-sleep')),
+      120000,
+    );
+    assert.equal(status.dataPlane, 'BPFLSM');
+    const r = await sleepInPod();
+    assert.equal(r.code, 126, `${r.code} ${r.stderr}`);
+    assert.match(r.stdout + r.stderr, /Permission denied/);
+    let alert;
+    // Node starts slowly under emulation: give `rtctl logs` minutes, not seconds.
+    for (let i = 0; i < 3 && alert === undefined; i++) {
+      alert = readLogs(url, ['-n', 'ns-cli'], 180000).find((a) => a.PolicyName === 'cli-block-sleep');
+      if (alert === undefined) await sleep(1000);
+    }
+    assert.ok(alert, 'an alert for the blocked exec');
+    assert.equal(alert.Enforcer, 'BPFLSM');
+    assert.equal(alert.Result, 'Permission denied');
+    assert.equal(alert.Action, 'Block');
+    assert.equal(alert.Operation, 'Process');
+    assert.equal(alert.NamespaceName, 'ns-cli');
+    assert.equal(alert.PodName, 'cli-0');
+    assert.equal(alert.ContainerName, 'cli');
+    assert.equal(alert.ClusterName, 'guest-cluster');
+    assert.match(alert.Data, /syscall=SYS_EXECVE/);
+  });
+
+  it('keeps blocking after the enforcer is killed, and `rtctl enforcer stop --data-plane bpf-lsm` detaches', async () => {
+    await enforcer?.kill('SIGKILL');
+    assert.equal((await sleepInPod()).code, 126, 'still blocked with the enforcer dead');
+    const stop = await promisify(execFile)(
+      process.execPath,
+      rtctlArgs(['enforcer', 'stop', '--data-plane', 'bpf-lsm', '--state-dir', path.join(WORK, 'state')]),
+      { cwd: repoRoot },
+    );
+    assert.match(stop.stdout, /released the bpf-lsm data plane/);
+    assert.equal((await sleepInPod()).code, 0, 'sleep runs again after rtctl enforcer stop');
+  });
+});
