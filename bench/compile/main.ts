@@ -7,20 +7,10 @@ import { parseAllDocuments } from 'yaml';
 import { compile } from '../../compiler/compile.js';
 import { lintTexts } from '../../compiler/lint.js';
 import { generateCorpus } from './generate-corpus.js';
+import { median, time } from '../support/measure.js';
 
 const COUNT = Number(process.env['BENCH_POLICIES'] ?? 10000);
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 5);
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? NaN;
-}
-
-function time(fn: () => void): number {
-  const t = process.hrtime.bigint();
-  fn();
-  return Number(process.hrtime.bigint() - t) / 1e6;
-}
 
 const sources = generateCorpus(COUNT);
 const bytes = sources.reduce((n, s) => n + Buffer.byteLength(s.text), 0);

@@ -10,21 +10,11 @@ import type { OperationRequest } from '../../compiler/decide/decision-input.js';
 import { Operation, type Matcher } from '../../compiler/ir/rule-set.js';
 import { lintTexts } from '../../compiler/lint.js';
 import { generateCorpus } from '../compile/generate-corpus.js';
+import { median, time } from '../support/measure.js';
 
 const COUNT = Number(process.env['BENCH_POLICIES'] ?? 10000);
 const LOOKUPS = Number(process.env['BENCH_LOOKUPS'] ?? 20000);
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 5);
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? NaN;
-}
-
-function time(fn: () => void): number {
-  const t = process.hrtime.bigint();
-  fn();
-  return Number(process.hrtime.bigint() - t) / 1e6;
-}
 
 /** A deterministic pseudo-random sequence (mulberry32). */
 function createRandom(seed: number): () => number {
