@@ -12,6 +12,7 @@ import type { RuleSet } from './ir/rule-set.js';
 import { sortPolicies } from './lower/lower.js';
 import { lowerPolicy } from './lower/lower-policy.js';
 import type { PolicyDocument } from './model/policy-document.js';
+import { isRecord } from './model/json-value.js';
 import { LineIndex } from './parse/line-index.js';
 import { API_GROUP_VERSION } from './schema/policy-schema.js';
 import { parseYaml } from './parse/parse-yaml.js';
@@ -33,6 +34,8 @@ export interface LintResult {
   ruleSet: RuleSet;
   /** Counts for summaries. */
   stats: { files: number; documents: number; policies: number };
+  /** String annotations of every v1 Namespace among the sources, by namespace name (postures live there). */
+  namespaceAnnotations: Map<string, Record<string, string>>;
 }
 
 /** Options of lint. */
@@ -54,10 +57,6 @@ function lineIndex(state: FileState): LineIndex {
 
 function positionOf(state: FileState, offset: number): Position {
   return lineIndex(state).positionAt(offset);
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Places a pointer-located finding into a file. */
@@ -216,5 +215,6 @@ export function lintTexts(sources: readonly SourceText[], options: LintOptions =
     diagnostics,
     ruleSet: { policies: sortPolicies(located.map((l) => l.policy)) },
     stats: { files: sources.length, documents: documentCount, policies: documents.length },
+    namespaceAnnotations,
   };
 }

@@ -3,6 +3,7 @@
 import { parseAllDocuments } from 'yaml';
 import type { Postures } from '../decide/decision-input.js';
 import type { SourceText } from '../lint.js';
+import { isRecord } from '../model/json-value.js';
 
 const KEYS = {
   'runtime-file-posture': 'file',
@@ -14,10 +15,6 @@ const KEYS = {
 export interface NamespacePostures {
   postures: Postures;
   file: string;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** The postures each Namespace object in the sources declares (valid values only: lint reports the rest). */

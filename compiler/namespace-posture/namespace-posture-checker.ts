@@ -4,7 +4,7 @@ import type { CheckContext, DocumentChecker, ObjectHead } from '../checks/docume
 import { AdmissionCode } from '../diagnostics/codes/admission.js';
 import { Severity } from '../diagnostics/diagnostic.js';
 import type { Finding } from '../diagnostics/finding.js';
-import { describeValue, isRecord } from '../node-settings/json-value.js';
+import { describeValue, isRecord } from '../model/json-value.js';
 
 /** The posture annotation keys, one per operation class (Process follows the file posture). */
 export const POSTURE_ANNOTATIONS = [

@@ -13,7 +13,7 @@ import {
   isOneOf,
   isValidHopLimit,
 } from '../imds/options.js';
-import { describeValue, isRecord } from './json-value.js';
+import { describeValue, isRecord } from '../model/json-value.js';
 import { ImdsOption, type FieldSpec, type ImdsValues, type NodeKind } from './node-kinds.js';
 
 /** The annotation that accepts a hop limit above 1; its value is the reason, echoed in the warning. */

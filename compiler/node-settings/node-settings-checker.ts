@@ -3,7 +3,7 @@
 import type { CheckContext, DocumentChecker, ObjectHead } from '../checks/document-checker.js';
 import type { Finding } from '../diagnostics/finding.js';
 import { evaluateNodeSettings } from './evaluate-node-settings.js';
-import { isRecord } from './json-value.js';
+import { isRecord } from '../model/json-value.js';
 import { findNodeKind } from './node-kinds.js';
 
 function readHead(object: unknown): ObjectHead | undefined {

@@ -1,7 +1,7 @@
 // The rule for custom OPA policies: each loaded policy's deny entrypoint is evaluated with the AdmissionReview
 // request as input, and each message it returns denies. A policy that fails to evaluate denies (fail closed).
 import { AdmissionCode } from '../../compiler/diagnostics/codes/admission.js';
-import { isRecord } from '../../compiler/node-settings/json-value.js';
+import { isRecord } from '../../compiler/model/json-value.js';
 import { Operation, type AdmissionRequest } from '../admission-review.js';
 import { ALLOW, type Decision, type DecisionItem } from '../decision.js';
 import type { AdmissionRule } from './rule.js';
