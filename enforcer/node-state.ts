@@ -1,6 +1,6 @@
 // Computes the enforcement state of a node (pure): the rule table of every policy, and for each workload the
 // policies selecting it (its policy set) and its namespace postures. Workloads no policy selects are left out.
-import { buildRuleTable, orderRuleTable } from '../compiler/backends/rules/build-rule-table.js';
+import { buildRuleTable, orderRuleTable } from '../compiler/rule-table/build-rule-table.js';
 import { isTargetSelecting } from '../compiler/decide/select-policies.js';
 import type { PolicyIR, RuleSet } from '../compiler/ir/rule-set.js';
 import type { EnforcementState, Postures, WorkloadEnforcement } from './data-plane.js';

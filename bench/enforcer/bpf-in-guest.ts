@@ -6,7 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildRuleTable } from '../../compiler/backends/rules/build-rule-table.js';
+import { buildRuleTable } from '../../compiler/rule-table/build-rule-table.js';
 import { lowerDocuments } from '../../compiler/lower/lower.js';
 import { lintTexts } from '../../compiler/lint.js';
 import { BpfLsmPlane } from '../../enforcer/bpf/bpf-lsm-plane.js';

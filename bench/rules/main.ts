@@ -2,8 +2,8 @@
 // lookups per second of the TypeScript reader's hash walk against a linear scan over the same rules in
 // precedence order (stopping at the first match) in the same run; the ratio is the figure. Every
 // lookup's answer is compared between the two. Prints JSON.
-import { buildRuleTable } from '../../compiler/backends/rules/build-rule-table.js';
-import { readRuleTable, type PolicySet } from '../../compiler/backends/rules/read-rule-table.js';
+import { buildRuleTable } from '../../compiler/rule-table/build-rule-table.js';
+import { readRuleTable, type PolicySet } from '../../compiler/rule-table/read-rule-table.js';
 import { matchesRule } from '../../compiler/decide/match-rule.js';
 import { compareRulePrecedence, type PolicyRule } from '../../compiler/decide/precedence.js';
 import type { OperationRequest } from '../../compiler/decide/decision-input.js';

@@ -2,7 +2,7 @@
 // entries of one slot (docs/bpf-lsm.md "Maps"). Pure: the index nodes, rules and sources come from
 // the table's own records (docs/rule-table.md), so the programs walk the same lists as every reader.
 // A table beyond the maps' limits is an error result naming the limit, never a silent drop.
-import { readRuleTable, type RuleTable } from '../../compiler/backends/rules/read-rule-table.js';
+import { readRuleTable, type RuleTable } from '../../compiler/rule-table/read-rule-table.js';
 import {
   Header,
   NODE_RECORD_SIZE,
@@ -12,7 +12,7 @@ import {
   SOURCE_RECORD_SIZE,
   SourceCode,
   MatcherCode,
-} from '../../compiler/backends/rules/rule-table-format.js';
+} from '../../compiler/rule-table/rule-table-format.js';
 import type { Postures } from '../data-plane.js';
 import { buildGlobAutomaton } from './glob-automaton.js';
 import {

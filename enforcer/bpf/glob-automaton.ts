@@ -1,7 +1,7 @@
 // Globs of pattern rules as bit-parallel automata the BPF programs run one path byte at a time
 // (glob_step in rtctl-lsm.bpf.c): state bit i = "token i is next to match"; the glob matches when
 // bit `tokens` is set after the last byte. Same language as matchGlobBytes (docs/rule-table.md).
-import { tokenizeGlob } from '../../compiler/backends/rules/match-glob-bytes.js';
+import { tokenizeGlob } from '../../compiler/rule-table/match-glob-bytes.js';
 import { MapLimit, type GlobAutomaton } from './map-layout.js';
 
 const SLASH = 0x2f;

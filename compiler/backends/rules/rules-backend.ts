@@ -2,8 +2,8 @@
 // a JSON manifest describing it (version, counts, digest, policy index).
 import { createHash } from 'node:crypto';
 import type { Backend, BackendInput, BackendOutput } from '../backend.js';
-import { buildRuleTable, orderRuleTable } from './build-rule-table.js';
-import { VERSION_MAJOR, VERSION_MINOR } from './rule-table-format.js';
+import { buildRuleTable, orderRuleTable } from '../../rule-table/build-rule-table.js';
+import { VERSION_MAJOR, VERSION_MINOR } from '../../rule-table/rule-table-format.js';
 
 /** Path of the table inside the output directory. */
 export const RULE_TABLE_PATH = 'rules/rule-table.bin';

@@ -1,7 +1,7 @@
 // Encoding one enforcement state into the BPF maps' entries: layouts match rtctl-maps.h, the index
 // lists come from the table, limits and bad tables are errors with a code.
 import assert from 'node:assert/strict';
-import { buildRuleTable } from '../../../compiler/backends/rules/build-rule-table.js';
+import { buildRuleTable } from '../../../compiler/rule-table/build-rule-table.js';
 import { lowerDocuments } from '../../../compiler/lower/lower.js';
 import { lintTexts } from '../../../compiler/lint.js';
 import { encodeState, type KeyedWorkload } from '../../../enforcer/bpf/encode-state.js';

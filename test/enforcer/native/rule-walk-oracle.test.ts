@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fc from 'fast-check';
-import { orderRuleTable } from '../../../compiler/backends/rules/build-rule-table.js';
+import { orderRuleTable } from '../../../compiler/rule-table/build-rule-table.js';
 import { decideOperation } from '../../../compiler/decide/decide.js';
 import { normalizeOperationRequest } from '../../../compiler/decide/match-rule.js';
 import type { OperationRequest, Postures } from '../../../compiler/decide/decision-input.js';

@@ -2,8 +2,8 @@
 // and the reader walk checked against the oracle on operations aimed at every rule of the corpus.
 import assert from 'node:assert/strict';
 import { RULES_BACKEND } from '../../../../compiler/backends/rules/rules-backend.js';
-import { readRuleTable } from '../../../../compiler/backends/rules/read-rule-table.js';
-import { dumpRuleTable } from '../../../../compiler/backends/rules/dump-rule-table.js';
+import { readRuleTable } from '../../../../compiler/rule-table/read-rule-table.js';
+import { dumpRuleTable } from '../../../../compiler/rule-table/dump-rule-table.js';
 import { decideOperation } from '../../../../compiler/decide/decide.js';
 import type { OperationRequest, Workload } from '../../../../compiler/decide/decision-input.js';
 import { Operation, type Matcher, type PolicyIR } from '../../../../compiler/ir/rule-set.js';

@@ -1,14 +1,14 @@
 // The TypeScript reader of the binary rule table: validates a table once, then answers lookups with
 // the walk of docs/rule-table.md (hash probes per ancestor directory, never a scan over all rules).
 // It is the reference for the C readers and is tested against the decision oracle.
-import { Action, Operation, PolicyKind } from '../../ir/rule-set.js';
+import { Action, Operation, PolicyKind } from '../ir/rule-set.js';
 import {
   Posture,
   WorkloadKind,
   type OperationRequest,
   type Postures,
   type Workload,
-} from '../../decide/decision-input.js';
+} from '../decide/decision-input.js';
 import {
   AlertResult,
   AlertType,
@@ -17,9 +17,9 @@ import {
   type Decision,
   type DecisionAlert,
   type RuleReference,
-} from '../../decide/decision.js';
-import { getPosture } from '../../decide/decide.js';
-import { normalizeCapability, normalizeOperationRequest } from '../../decide/match-rule.js';
+} from '../decide/decision.js';
+import { getPosture } from '../decide/decide.js';
+import { normalizeCapability, normalizeOperationRequest } from '../decide/match-rule.js';
 import { compileGlob, matchCompiledGlob, type CompiledGlob } from './match-glob-bytes.js';
 import {
   ACTION_BY_CODE,

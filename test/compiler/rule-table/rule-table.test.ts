@@ -2,26 +2,26 @@
 // property that the TypeScript reader's walk answers exactly as the decision oracle.
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { decideOperation } from '../../../../compiler/decide/decide.js';
-import type { Workload } from '../../../../compiler/decide/decision-input.js';
-import { buildRuleTable } from '../../../../compiler/backends/rules/build-rule-table.js';
-import { readRuleTable, type RuleTable } from '../../../../compiler/backends/rules/read-rule-table.js';
-import { hashFnv1a64, hashNodeKey } from '../../../../compiler/backends/rules/rule-table-format.js';
+import { decideOperation } from '../../../compiler/decide/decide.js';
+import type { Workload } from '../../../compiler/decide/decision-input.js';
+import { buildRuleTable } from '../../../compiler/rule-table/build-rule-table.js';
+import { readRuleTable, type RuleTable } from '../../../compiler/rule-table/read-rule-table.js';
+import { hashFnv1a64, hashNodeKey } from '../../../compiler/rule-table/rule-table-format.js';
 import {
   compileGlob,
   matchCompiledGlob,
   matchGlobBytes,
   tokenizeGlob,
-} from '../../../../compiler/backends/rules/match-glob-bytes.js';
-import { matchesGlob } from '../../../../compiler/decide/path-match.js';
-import { RULES_BACKEND } from '../../../../compiler/backends/rules/rules-backend.js';
+} from '../../../compiler/rule-table/match-glob-bytes.js';
+import { matchesGlob } from '../../../compiler/decide/path-match.js';
+import { RULES_BACKEND } from '../../../compiler/backends/rules/rules-backend.js';
 import {
   arbOperation,
   arbPath,
   arbPattern,
   arbRuleSet,
   arbScenario,
-} from '../../decide/arbitrary-rule-set.js';
+} from '../decide/arbitrary-rule-set.js';
 import {
   Action,
   Operation,
@@ -30,7 +30,7 @@ import {
   path,
   pattern,
   srcPath,
-} from '../../decide/rule-set-builder.js';
+} from '../decide/rule-set-builder.js';
 
 const encoder = new TextEncoder();
 

@@ -1,6 +1,6 @@
 // Constants of the binary rule table (docs/rule-table.md): magic, version, record sizes, codes, and
 // the FNV-1a 64 hash the index uses. Shared by the builder and the reader.
-import { Action, Operation } from '../../ir/rule-set.js';
+import { Action, Operation } from '../ir/rule-set.js';
 
 /** `"RTRULES\0"`. */
 export const MAGIC = Uint8Array.from([0x52, 0x54, 0x52, 0x55, 0x4c, 0x45, 0x53, 0x00]);

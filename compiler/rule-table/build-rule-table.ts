@@ -1,9 +1,9 @@
 // Builds the binary rule table of docs/rule-table.md from a RuleSet. Pure and deterministic: the same
 // rule set (in any policy order) gives the same bytes.
-import { Action, type PolicyIR, type Rule, type RuleSet, type SourceMatcher } from '../../ir/rule-set.js';
-import { getDirectoryDepth, getGlobPrefixDirectory, normalizeDirectory } from '../../decide/path-match.js';
-import { isMatcherForOperation, normalizeCapability } from '../../decide/match-rule.js';
-import { compareRulePrecedence, type PolicyRule } from '../../decide/precedence.js';
+import { Action, type PolicyIR, type Rule, type RuleSet, type SourceMatcher } from '../ir/rule-set.js';
+import { getDirectoryDepth, getGlobPrefixDirectory, normalizeDirectory } from '../decide/path-match.js';
+import { isMatcherForOperation, normalizeCapability } from '../decide/match-rule.js';
+import { compareRulePrecedence, type PolicyRule } from '../decide/precedence.js';
 import {
   ACTION_CODES,
   CLASS_CODES,
