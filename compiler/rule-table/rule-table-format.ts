@@ -1,5 +1,6 @@
-// Constants of the binary rule table (docs/rule-table.md): magic, version, record sizes, codes, and
-// the FNV-1a 64 hash the index uses. Shared by the builder and the reader.
+// Constants of the binary rule table (docs/rule-table.md): magic, version, record sizes and field offsets,
+// codes, and the FNV-1a 64 hash the index uses. Shared by the builder and the readers. The C readers take
+// the same numbers from rule-table-layout.h (this folder); a test compiles that header and compares.
 import { Action, Operation } from '../ir/rule-set.js';
 
 /** `"RTRULES\0"`. */
@@ -14,6 +15,8 @@ export const RULE_RECORD_SIZE = 64;
 export const SOURCE_RECORD_SIZE = 8;
 export const NODE_RECORD_SIZE = 24;
 export const MIN_BUCKETS = 16;
+/** Every section starts at a multiple of this from the start of the table. */
+export const SECTION_ALIGN = 8;
 
 /** Header field offsets. */
 export const Header = {
@@ -39,6 +42,60 @@ export const Header = {
   bucketOffset: 80,
   bucketCount: 84,
   defaultPosture: 88,
+} as const;
+
+/** Policy record field offsets. */
+export const PolicyField = {
+  name: 0,
+  namespace: 4,
+  kind: 8,
+  allowUnscoped: 9,
+  allowScoped: 10,
+  labelStart: 12,
+  labelCount: 16,
+  file: 20,
+  line: 24,
+  expressionGroups: 28,
+} as const;
+
+/** Label record field offsets. */
+export const LabelField = { key: 0, value: 4, op: 8, group: 10 } as const;
+
+/** Rule record field offsets. */
+export const RuleField = {
+  policy: 0,
+  cls: 4,
+  matcher: 5,
+  action: 6,
+  flags: 7,
+  value: 8,
+  depth: 12,
+  sourceStart: 16,
+  sourceCount: 20,
+  severity: 24,
+  message: 28,
+  tagsStart: 32,
+  tagsCount: 36,
+  argsStart: 40,
+  argsCount: 44,
+  file: 48,
+  line: 52,
+  column: 56,
+  pointer: 60,
+} as const;
+
+/** Source record field offsets. */
+export const SourceField = { value: 0, kind: 4, recursive: 5 } as const;
+
+/** Index node field offsets (`hash` is a u64: `hashLo` then `hashHi`). */
+export const NodeField = {
+  hashLo: 0,
+  hashHi: 4,
+  key: 8,
+  cls: 12,
+  kind: 13,
+  refsStart: 16,
+  refsCount: 20,
 } as const;
 
 /** Operation class codes. */
@@ -105,6 +162,9 @@ export interface Hash64 {
   hi: number;
 }
 
+/** FNV-1a 64 offset basis and prime (as in rule-table-layout.h). */
+export const FNV_OFFSET = 0xcbf29ce484222325n;
+export const FNV_PRIME = 0x100000001b3n;
 const FNV_OFFSET_LO = 0x84222325;
 const FNV_OFFSET_HI = 0xcbf29ce4;
 const TWO_32 = 0x1_0000_0000;

@@ -20,29 +20,12 @@
 #define RT_WNAME_MAX 128
 #define RT_MAX_PATTERN_CANDIDATES 16
 
-/* Operation classes and index node kinds, as in docs/rule-table.md. */
-#define RT_CLASS_PROCESS 0
-#define RT_CLASS_FILE 1
-#define RT_CLASS_NETWORK 2
-#define RT_CLASS_CAPABILITIES 3
+/* Operation classes, index node kinds, actions and rule flags are the rule table's own codes
+ * (docs/rule-table.md): the programs walk the table's index lists and rule records as encoded by
+ * encode-state.ts, so they share the table's layout header. */
+#include "rule-table-layout.h"
 
-#define RT_NODE_PATH 1
-#define RT_NODE_EXECNAME 2
-#define RT_NODE_DIR 3
-#define RT_NODE_PATTERN_DIR 4
-#define RT_NODE_PROTOCOL 5
-#define RT_NODE_CAPABILITY 6
-
-#define RT_ACTION_ALLOW 0
-#define RT_ACTION_AUDIT 1
-#define RT_ACTION_BLOCK 2
-
-#define RT_FLAG_RECURSIVE 1
-#define RT_FLAG_READONLY 2
-#define RT_FLAG_OWNERONLY 4
-#define RT_FLAG_PTS 8
-#define RT_FLAG_ARGS 16
-#define RT_FLAG_SOURCES 128 /* set by the encoder: the rule has fromSource records */
+#define RT_FLAG_SOURCES 128 /* set by the encoder: the rule has fromSource records (not a table flag) */
 
 /* Workload key kinds. */
 #define RT_WKEY_CGROUP 1

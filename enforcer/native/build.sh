@@ -8,11 +8,11 @@ bin="$out/rtctl-fanotify"
 probe="$out/rtctl-probe-bpf-lsm"
 mkdir -p "$out"
 if [ -x "$bin" ] && [ -x "$probe" ] &&
-  [ -z "$(find "$here" -maxdepth 1 \( -name '*.c' -o -name '*.h' -o -name build.sh \) -newer "$bin")" ]; then
+  [ -z "$(find "$here" "$here/../../compiler/rule-table" -maxdepth 1 \( -name '*.c' -o -name '*.h' -o -name build.sh \) -newer "$bin")" ]; then
   echo "$bin"
   exit 0
 fi
-flags="-O2 -g -Wall -Wextra -Werror -std=gnu11"
+flags="-O2 -g -Wall -Wextra -Werror -std=gnu11 -I$here/../../compiler/rule-table"
 # shellcheck disable=SC2086
 ${CC:-cc} $flags -o "$bin.tmp" "$here/fanotify-helper.c" "$here/rule-table.c"
 # shellcheck disable=SC2086

@@ -315,15 +315,15 @@ static void proc_syscall(int pid, int cls, char *name, size_t nlen, char *args, 
   long nr = -1;
   *write = 0;
   args[0] = 0;
-  snprintf(name, nlen, cls == CLASS_PROCESS ? "SYS_EXECVE" : "SYS_OPENAT");
+  snprintf(name, nlen, cls == RT_CLASS_PROCESS ? "SYS_EXECVE" : "SYS_OPENAT");
   /* Never for an exec: reading /proc/<pid>/syscall takes the task's exec/trace lock (cred_guard_mutex on
    * older kernels), which execve may hold while it opens a script or ELF interpreter, i.e. while that task
    * waits for our answer. The 6.18 kernel here does not deadlock, but older ones could; the name is known. */
-  if (cls == CLASS_PROCESS) return;
+  if (cls == RT_CLASS_PROCESS) return;
   snprintf(p, sizeof p, "/proc/%d/syscall", pid);
   if (read_small(p, buf, sizeof buf) < 0 ||
       sscanf(buf, "%ld %lx %lx %lx %lx %lx %lx", &nr, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5]) < 1) {
-    *write = cls == CLASS_FILE; /* unknown: assume the stricter case */
+    *write = cls == RT_CLASS_FILE; /* unknown: assume the stricter case */
     return;
   }
   char ft[256];
@@ -344,7 +344,7 @@ static void proc_syscall(int pid, int cls, char *name, size_t nlen, char *args, 
   } else if (nr == NR_OPENAT2) {
     snprintf(name, nlen, "SYS_OPENAT2");
     snprintf(args, alen, "fd=%d", (int)a[0]);
-    *write = cls == CLASS_FILE;
+    *write = cls == RT_CLASS_FILE;
   } else if (nr == NR_EXECVE) {
     snprintf(name, nlen, "SYS_EXECVE");
   } else if (nr == NR_EXECVEAT) {
@@ -352,7 +352,7 @@ static void proc_syscall(int pid, int cls, char *name, size_t nlen, char *args, 
     snprintf(args, alen, "fd=%d", (int)a[0]);
   } else {
     snprintf(name, nlen, "SYS_%ld", nr);
-    *write = cls == CLASS_FILE;
+    *write = cls == RT_CLASS_FILE;
   }
 }
 
@@ -472,11 +472,11 @@ static void free_state(struct state *s) {
 /* Events a workload needs: exec always (Process rules or posture); opens when File rules or File posture apply. */
 static uint32_t workload_mask(const struct rule_table *t, const struct workload *w) {
   uint32_t mask = FAN_OPEN_EXEC_PERM;
-  if ((w->allow_mask >> CLASS_FILE) & 1) return mask | FAN_OPEN_PERM;
+  if ((w->allow_mask >> RT_CLASS_FILE) & 1) return mask | FAN_OPEN_PERM;
   for (uint32_t r = 0; r < t->rule_count; r++) {
     const uint8_t *rule = rt_rule(t, r);
-    uint32_t pol = rt_rule_u32(t, r, 0);
-    if (rule[4] == CLASS_FILE && ((w->set[pol >> 6] >> (pol & 63)) & 1)) return mask | FAN_OPEN_PERM;
+    uint32_t pol = rt_rule_u32(t, r, RT_OFFSETOF(rt_table_rule, policy));
+    if (rule[RT_OFFSETOF(rt_table_rule, cls)] == RT_CLASS_FILE && ((w->set[pol >> 6] >> (pol & 63)) & 1)) return mask | FAN_OPEN_PERM;
     /* An Allow rule scoped by fromSource may put File in least-permissive mode for some sources. */
   }
   return mask;
@@ -627,15 +627,15 @@ static void report(const struct workload *w, int cls, const struct decision *d, 
   sb_json_str(&b, w->key);
   sb_printf(&b, ",\"generation\":%" PRIu64 ",\"timeNs\":\"%lld%09ld\",\"class\":%d,\"action\":%d,\"posture\":%d",
             cur->generation, (long long)now->tv_sec, now->tv_nsec, cls, d->action, d->posture);
-  sb_printf(&b, ",\"errno\":%d,\"rule\":%d", d->action == ACTION_BLOCK ? EPERM : 0, d->rule);
+  sb_printf(&b, ",\"errno\":%d,\"rule\":%d", d->action == RT_ACTION_BLOCK ? EPERM : 0, d->rule);
   if (d->rule >= 0) {
     uint32_t r = (uint32_t)d->rule;
     sb_add(&b, ",\"policy\":", 10);
-    sb_json_str(&b, rt_policy_name(t, rt_rule_u32(t, r, 0)));
-    sb_printf(&b, ",\"severity\":%u,\"message\":", rt_rule_u32(t, r, 24));
-    sb_json_str(&b, rt_str(t, rt_rule_u32(t, r, 28)));
+    sb_json_str(&b, rt_policy_name(t, rt_rule_u32(t, r, RT_OFFSETOF(rt_table_rule, policy))));
+    sb_printf(&b, ",\"severity\":%u,\"message\":", rt_rule_u32(t, r, RT_OFFSETOF(rt_table_rule, severity)));
+    sb_json_str(&b, rt_str(t, rt_rule_u32(t, r, RT_OFFSETOF(rt_table_rule, message))));
     sb_add(&b, ",\"tags\":[", 9);
-    uint32_t ts = rt_rule_u32(t, r, 32), tc = rt_rule_u32(t, r, 36);
+    uint32_t ts = rt_rule_u32(t, r, RT_OFFSETOF(rt_table_rule, tags_start)), tc = rt_rule_u32(t, r, RT_OFFSETOF(rt_table_rule, tags_count));
     for (uint32_t i = 0; i < tc; i++) {
       if (i) sb_add(&b, ",", 1);
       sb_json_str(&b, rt_str(t, rt_ref(t, ts + i)));
@@ -680,25 +680,25 @@ static void handle_event(const struct fanotify_event_metadata *md) {
   struct workload *w = find_workload_by_mount(cur, (int)sx.stx_mnt_id);
   if (!w) goto answer;
   int pid = md->pid;
-  int cls = (md->mask & FAN_OPEN_EXEC_PERM) ? CLASS_PROCESS : CLASS_FILE;
+  int cls = (md->mask & FAN_OPEN_EXEC_PERM) ? RT_CLASS_PROCESS : RT_CLASS_FILE;
   dev_t dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
   unsigned slot = (unsigned)pid % PENDING_EXEC;
-  if (cls == CLASS_FILE && pending_exec[slot].pid == pid) {
+  if (cls == RT_CLASS_FILE && pending_exec[slot].pid == pid) {
     /* The open that execve does right after FAN_OPEN_EXEC_PERM is part of the exec, decided already. */
     int same = pending_exec[slot].dev == dev && pending_exec[slot].ino == sx.stx_ino;
     pending_exec[slot].pid = 0;
     if (same) goto answer;
   }
-  if (cls == CLASS_FILE && !(w->mask & FAN_OPEN_PERM)) goto answer;
+  if (cls == RT_CLASS_FILE && !(w->mask & FAN_OPEN_PERM)) goto answer;
   char fdpath[64], path[PATH_MAX], actor[PATH_MAX] = "";
   snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", fd);
   read_link(fdpath, path, sizeof path);
   const struct rule_table *t = &cur->table;
   struct lookup in = {.policy_set = w->set, .cls = cls, .resource = path, .actor = actor, .allow_mask = w->allow_mask};
-  char pc = w->posture[cls == CLASS_PROCESS ? CLASS_FILE : cls];
+  char pc = w->posture[cls == RT_CLASS_PROCESS ? RT_CLASS_FILE : cls];
   in.posture_block = pc == 'b';
   if (t->has_sources) proc_exe(pid, actor, sizeof actor); /* fromSource rules and scoped Allow rules */
-  if (t->has_readonly && cls == CLASS_FILE) {
+  if (t->has_readonly && cls == RT_CLASS_FILE) {
     char n[32], a[512];
     proc_syscall(pid, cls, n, sizeof n, a, sizeof a, &in.write);
   }
@@ -729,10 +729,10 @@ static void handle_event(const struct fanotify_event_metadata *md) {
                                .action = (uint8_t)d.action, .posture = (uint8_t)d.posture,
                                .report = (uint8_t)d.report, .used = 1};
   }
-  if (d.action == ACTION_BLOCK) {
+  if (d.action == RT_ACTION_BLOCK) {
     verdict = FAN_DENY;
     n_denied++;
-  } else if (cls == CLASS_PROCESS) {
+  } else if (cls == RT_CLASS_PROCESS) {
     pending_exec[slot].pid = pid;
     pending_exec[slot].dev = dev;
     pending_exec[slot].ino = sx.stx_ino;

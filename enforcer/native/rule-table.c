@@ -1,21 +1,24 @@
-/* Rule table v1 reader and the documented lookup walk (docs/rule-table.md). Every offset read from the
- * table is bounds-checked: a bad table is refused at load, never a crash. */
+/* Rule table reader and the documented lookup walk (docs/rule-table.md). Sizes, offsets and codes come from
+ * rule-table-layout.h. Every offset read from the table is bounds-checked: a bad table is refused at load,
+ * never a crash. */
 #include "rule-table.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#define HEADER_SIZE 128u
-#define POLICY_SIZE 40u
-#define LABEL_SIZE 12u
-#define RULE_SIZE 64u
-#define SOURCE_SIZE 8u
-#define NODE_SIZE 24u
+#define HEADER_SIZE RT_TABLE_HEADER_SIZE
+#define POLICY_SIZE RT_TABLE_POLICY_SIZE
+#define LABEL_SIZE RT_TABLE_LABEL_SIZE
+#define RULE_SIZE RT_TABLE_RULE_SIZE
+#define SOURCE_SIZE RT_TABLE_SOURCE_SIZE
+#define NODE_SIZE RT_TABLE_NODE_SIZE
 
-enum { NODE_PATH = 1, NODE_EXECNAME = 2, NODE_DIR = 3, NODE_PATTERN_DIR = 4, NODE_PROTOCOL = 5,
-       NODE_CAPABILITY = 6, NODE_ALLOW_SOURCE_PATH = 7, NODE_ALLOW_SOURCE_DIR = 8 };
-enum { MATCH_PATH = 1, MATCH_EXECNAME = 2, MATCH_DIRECTORY = 3, MATCH_PATTERN = 4 };
-enum { FLAG_RECURSIVE = 1, FLAG_READONLY = 2, FLAG_OWNERONLY = 4, FLAG_PTS = 8, FLAG_ARGS = 16 };
+/* Field offsets inside a record. */
+#define HDR(f) RT_OFFSETOF(rt_table_header, f)
+#define POL(f) RT_OFFSETOF(rt_table_policy, f)
+#define RUL(f) RT_OFFSETOF(rt_table_rule, f)
+#define SRC(f) RT_OFFSETOF(rt_table_source, f)
+#define NOD(f) RT_OFFSETOF(rt_table_node, f)
 
 static uint16_t u16at(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 static uint32_t u32at(const uint8_t *p) {
@@ -58,41 +61,42 @@ uint32_t rt_ref(const struct rule_table *t, uint32_t i) {
 
 const char *rt_policy_name(const struct rule_table *t, uint32_t policy) {
   if (policy >= t->policy_count) return "";
-  return rt_str(t, u32at(t->data + t->policy_offset + (size_t)policy * POLICY_SIZE));
+  return rt_str(t, u32at(t->data + t->policy_offset + (size_t)policy * POLICY_SIZE + POL(name)));
 }
 
 int rt_open(struct rule_table *t, const uint8_t *data, uint32_t size, char *err, size_t errlen) {
   memset(t, 0, sizeof *t);
-  if (size < HEADER_SIZE || memcmp(data, "RTRULES\0", 8) != 0) {
+  if (size < HEADER_SIZE || memcmp(data, RT_TABLE_MAGIC, RT_TABLE_MAGIC_SIZE) != 0) {
     snprintf(err, errlen, "not a rule table (bad magic or short header)");
     return -1;
   }
-  if (u16at(data + 8) != 1) {
-    snprintf(err, errlen, "unsupported rule table major version %u", u16at(data + 8));
+  if (u16at(data + HDR(version_major)) != RT_TABLE_VERSION_MAJOR) {
+    snprintf(err, errlen, "unsupported rule table version %u.x (this reader reads %u.x)", u16at(data + HDR(version_major)),
+             (unsigned)RT_TABLE_VERSION_MAJOR);
     return -1;
   }
-  if (u32at(data + 16) != size) {
-    snprintf(err, errlen, "rule table file_size %u does not match %u bytes received", u32at(data + 16), size);
+  if (u32at(data + HDR(file_size)) != size) {
+    snprintf(err, errlen, "rule table file_size %u does not match %u bytes received", u32at(data + HDR(file_size)), size);
     return -1;
   }
   t->data = data;
   t->size = size;
-  t->string_offset = u32at(data + 24);
-  t->string_size = u32at(data + 28);
-  t->policy_offset = u32at(data + 32);
-  t->policy_count = u32at(data + 36);
-  t->label_offset = u32at(data + 40);
-  t->label_count = u32at(data + 44);
-  t->rule_offset = u32at(data + 48);
-  t->rule_count = u32at(data + 52);
-  t->source_offset = u32at(data + 56);
-  t->source_count = u32at(data + 60);
-  t->ref_offset = u32at(data + 64);
-  t->ref_count = u32at(data + 68);
-  t->node_offset = u32at(data + 72);
-  t->node_count = u32at(data + 76);
-  t->bucket_offset = u32at(data + 80);
-  t->bucket_count = u32at(data + 84);
+  t->string_offset = u32at(data + HDR(string_offset));
+  t->string_size = u32at(data + HDR(string_size));
+  t->policy_offset = u32at(data + HDR(policy_offset));
+  t->policy_count = u32at(data + HDR(policy_count));
+  t->label_offset = u32at(data + HDR(label_offset));
+  t->label_count = u32at(data + HDR(label_count));
+  t->rule_offset = u32at(data + HDR(rule_offset));
+  t->rule_count = u32at(data + HDR(rule_count));
+  t->source_offset = u32at(data + HDR(source_offset));
+  t->source_count = u32at(data + HDR(source_count));
+  t->ref_offset = u32at(data + HDR(ref_offset));
+  t->ref_count = u32at(data + HDR(ref_count));
+  t->node_offset = u32at(data + HDR(node_offset));
+  t->node_count = u32at(data + HDR(node_count));
+  t->bucket_offset = u32at(data + HDR(bucket_offset));
+  t->bucket_count = u32at(data + HDR(bucket_count));
   if (!section_ok(size, t->string_offset, t->string_size, 1) ||
       !section_ok(size, t->policy_offset, t->policy_count, POLICY_SIZE) ||
       !section_ok(size, t->label_offset, t->label_count, LABEL_SIZE) ||
@@ -118,13 +122,13 @@ int rt_open(struct rule_table *t, const uint8_t *data, uint32_t size, char *err,
   }
   for (uint32_t n = 0; n < t->node_count; n++) {
     const uint8_t *node = data + t->node_offset + (size_t)n * NODE_SIZE;
-    uint64_t end = (uint64_t)u32at(node + 16) + u32at(node + 20);
+    uint64_t end = (uint64_t)u32at(node + NOD(refs_start)) + u32at(node + NOD(refs_count));
     if (end > t->ref_count) {
       snprintf(err, errlen, "rule table node %u lists references out of bounds", n);
       return -1;
     }
-    for (uint32_t i = 0; i < u32at(node + 20); i++) {
-      if (rt_ref(t, u32at(node + 16) + i) >= t->rule_count) {
+    for (uint32_t i = 0; i < u32at(node + NOD(refs_count)); i++) {
+      if (rt_ref(t, u32at(node + NOD(refs_start)) + i) >= t->rule_count) {
         snprintf(err, errlen, "rule table node %u lists a rule out of bounds", n);
         return -1;
       }
@@ -134,37 +138,37 @@ int rt_open(struct rule_table *t, const uint8_t *data, uint32_t size, char *err,
     const uint8_t *rule = rt_rule(t, r);
     const char *s;
     uint32_t len;
-    if (u32at(rule) >= t->policy_count || !str_at(t, u32at(rule + 8), &s, &len) ||
-        (uint64_t)u32at(rule + 16) + u32at(rule + 20) > t->source_count ||
-        (uint64_t)u32at(rule + 32) + u32at(rule + 36) > t->ref_count ||
-        (uint64_t)u32at(rule + 40) + u32at(rule + 44) > t->ref_count) {
+    if (u32at(rule + RUL(policy)) >= t->policy_count || !str_at(t, u32at(rule + RUL(value)), &s, &len) ||
+        (uint64_t)u32at(rule + RUL(source_start)) + u32at(rule + RUL(source_count)) > t->source_count ||
+        (uint64_t)u32at(rule + RUL(tags_start)) + u32at(rule + RUL(tags_count)) > t->ref_count ||
+        (uint64_t)u32at(rule + RUL(args_start)) + u32at(rule + RUL(args_count)) > t->ref_count) {
       snprintf(err, errlen, "rule table rule %u has a reference out of bounds", r);
       return -1;
     }
-    for (uint32_t i = 0; i < u32at(rule + 20); i++) {
-      const uint8_t *src = t->data + t->source_offset + (size_t)(u32at(rule + 16) + i) * SOURCE_SIZE;
-      if (!str_at(t, u32at(src), &s, &len)) {
+    for (uint32_t i = 0; i < u32at(rule + RUL(source_count)); i++) {
+      const uint8_t *src = t->data + t->source_offset + (size_t)(u32at(rule + RUL(source_start)) + i) * SOURCE_SIZE;
+      if (!str_at(t, u32at(src + SRC(value)), &s, &len)) {
         snprintf(err, errlen, "rule table rule %u has a source string out of bounds", r);
         return -1;
       }
     }
-    if (u32at(rule + 20) > 0) t->has_sources = 1;
-    if (rule[7] & FLAG_READONLY) t->has_readonly = 1;
-    if (rule[7] & FLAG_OWNERONLY) t->has_owneronly = 1;
-    if (rule[7] & FLAG_PTS) t->has_pts = 1;
+    if (u32at(rule + RUL(source_count)) > 0) t->has_sources = 1;
+    if (rule[RUL(flags)] & RT_FLAG_READONLY) t->has_readonly = 1;
+    if (rule[RUL(flags)] & RT_FLAG_OWNERONLY) t->has_owneronly = 1;
+    if (rule[RUL(flags)] & RT_FLAG_PTS) t->has_pts = 1;
   }
   return 0;
 }
 
 static uint64_t fnv_key(int cls, int kind, const char *key, size_t len) {
-  uint64_t h = 0xcbf29ce484222325ULL;
+  uint64_t h = RT_FNV_OFFSET;
   h ^= (uint8_t)cls;
-  h *= 0x100000001b3ULL;
+  h *= RT_FNV_PRIME;
   h ^= (uint8_t)kind;
-  h *= 0x100000001b3ULL;
+  h *= RT_FNV_PRIME;
   for (size_t i = 0; i < len; i++) {
     h ^= (uint8_t)key[i];
-    h *= 0x100000001b3ULL;
+    h *= RT_FNV_PRIME;
   }
   return h;
 }
@@ -178,10 +182,10 @@ static const uint8_t *find_node(const struct rule_table *t, int cls, int kind, c
     uint32_t b = u32at(t->data + t->bucket_offset + (size_t)i * 4);
     if (b == 0) return NULL;
     const uint8_t *node = t->data + t->node_offset + (size_t)(b - 1) * NODE_SIZE;
-    if (u64at(node) == h && node[12] == cls && node[13] == kind) {
+    if (u64at(node + NOD(hash)) == h && node[NOD(cls)] == cls && node[NOD(kind)] == kind) {
       const char *s;
       uint32_t n;
-      if (str_at(t, u32at(node + 8), &s, &n) && n == len && memcmp(s, key, len) == 0) return node;
+      if (str_at(t, u32at(node + NOD(key)), &s, &n) && n == len && memcmp(s, key, len) == 0) return node;
     }
     i = (i + 1) & mask;
   }
@@ -236,27 +240,27 @@ static int dir_covers(const char *dir, size_t dl, const char *path, int recursiv
 }
 
 static int source_matches(const struct rule_table *t, const uint8_t *rule, const char *actor) {
-  uint32_t start = u32at(rule + 16), count = u32at(rule + 20);
+  uint32_t start = u32at(rule + RUL(source_start)), count = u32at(rule + RUL(source_count));
   for (uint32_t i = 0; i < count; i++) {
     const uint8_t *src = t->data + t->source_offset + (size_t)(start + i) * SOURCE_SIZE;
     const char *s;
     uint32_t n;
-    if (!str_at(t, u32at(src), &s, &n)) continue;
-    if (src[4] == 1) {
+    if (!str_at(t, u32at(src + SRC(value)), &s, &n)) continue;
+    if (src[SRC(kind)] == RT_SOURCE_PATH) {
       if (strlen(actor) == n && memcmp(actor, s, n) == 0) return 1;
-    } else if (src[4] == 3) {
-      if (dir_covers(s, n, actor, src[5] != 0)) return 1;
+    } else if (src[SRC(kind)] == RT_SOURCE_DIRECTORY) {
+      if (dir_covers(s, n, actor, src[SRC(recursive)] != 0)) return 1;
     }
   }
   return 0;
 }
 
 static int applies(const uint8_t *rule, const struct lookup *in) {
-  int ro = (rule[7] & FLAG_READONLY) != 0, oo = (rule[7] & FLAG_OWNERONLY) != 0;
+  int ro = (rule[RUL(flags)] & RT_FLAG_READONLY) != 0, oo = (rule[RUL(flags)] & RT_FLAG_OWNERONLY) != 0;
   int exempt = ro || oo;
-  int write = in->cls == CLASS_FILE && in->write; /* only opens write; exec counts as a read */
+  int write = in->cls == RT_CLASS_FILE && in->write; /* only opens write; exec counts as a read */
   int acceptable = (!ro || !write) && (!oo || in->owner);
-  if (rule[6] == ACTION_ALLOW) return !exempt || acceptable;
+  if (rule[RUL(action)] == RT_ACTION_ALLOW) return !exempt || acceptable;
   return !(exempt && acceptable);
 }
 
@@ -264,20 +268,20 @@ static int applies(const uint8_t *rule, const struct lookup *in) {
 static void walk_list(const struct rule_table *t, const uint8_t *node, const struct lookup *in, int kind,
                       int is_parent, uint32_t *best) {
   if (node == NULL) return;
-  uint32_t start = u32at(node + 16), count = u32at(node + 20);
+  uint32_t start = u32at(node + NOD(refs_start)), count = u32at(node + NOD(refs_count));
   for (uint32_t i = 0; i < count; i++) {
     uint32_t r = rt_ref(t, start + i);
     if (r >= *best) return;
     const uint8_t *rule = rt_rule(t, r);
-    if (!in_set(in->policy_set, u32at(rule))) continue;
-    if (kind == NODE_DIR && !(rule[7] & FLAG_RECURSIVE) && !is_parent) continue;
-    if (kind == NODE_PATTERN_DIR) {
+    if (!in_set(in->policy_set, u32at(rule + RUL(policy)))) continue;
+    if (kind == RT_NODE_DIR && !(rule[RUL(flags)] & RT_FLAG_RECURSIVE) && !is_parent) continue;
+    if (kind == RT_NODE_PATTERN_DIR) {
       const char *g;
       uint32_t gl;
-      if (!str_at(t, u32at(rule + 8), &g, &gl) || !glob_match(g, gl, in->resource, strlen(in->resource))) continue;
+      if (!str_at(t, u32at(rule + RUL(value)), &g, &gl) || !glob_match(g, gl, in->resource, strlen(in->resource))) continue;
     }
-    if (u32at(rule + 20) > 0 && !source_matches(t, rule, in->actor)) continue;
-    if ((rule[7] & FLAG_PTS) && !in->tty) continue;
+    if (u32at(rule + RUL(source_count)) > 0 && !source_matches(t, rule, in->actor)) continue;
+    if ((rule[RUL(flags)] & RT_FLAG_PTS) && !in->tty) continue;
     /* allowedArgs: the argument list is unknown to this data plane (empty), so no argument is outside. */
     if (!applies(rule, in)) continue;
     *best = r;
@@ -289,28 +293,28 @@ static int scoped_allow(const struct rule_table *t, const struct lookup *in) {
   const char *actor = in->actor;
   size_t al = strlen(actor);
   if (al == 0) return 0;
-  const uint8_t *node = find_node(t, in->cls, NODE_ALLOW_SOURCE_PATH, actor, al);
+  const uint8_t *node = find_node(t, in->cls, RT_NODE_ALLOW_SOURCE_PATH, actor, al);
   if (node != NULL) {
-    for (uint32_t i = 0; i < u32at(node + 20); i++) {
-      if (in_set(in->policy_set, rt_rule_u32(t, rt_ref(t, u32at(node + 16) + i), 0))) return 1;
+    for (uint32_t i = 0; i < u32at(node + NOD(refs_count)); i++) {
+      if (in_set(in->policy_set, rt_rule_u32(t, rt_ref(t, u32at(node + NOD(refs_start)) + i), 0))) return 1;
     }
   }
   for (size_t i = 0; i + 1 < al; i++) {
     if (actor[i] != '/') continue;
     size_t dl = i + 1;
-    node = find_node(t, in->cls, NODE_ALLOW_SOURCE_DIR, actor, dl);
+    node = find_node(t, in->cls, RT_NODE_ALLOW_SOURCE_DIR, actor, dl);
     if (node == NULL) continue;
     int is_parent = memchr(actor + dl, '/', al - dl) == NULL;
-    for (uint32_t k = 0; k < u32at(node + 20); k++) {
-      uint32_t r = rt_ref(t, u32at(node + 16) + k);
+    for (uint32_t k = 0; k < u32at(node + NOD(refs_count)); k++) {
+      uint32_t r = rt_ref(t, u32at(node + NOD(refs_start)) + k);
       const uint8_t *rule = rt_rule(t, r);
-      if (!in_set(in->policy_set, u32at(rule))) continue;
-      for (uint32_t s = 0; s < u32at(rule + 20); s++) {
-        const uint8_t *src = t->data + t->source_offset + (size_t)(u32at(rule + 16) + s) * SOURCE_SIZE;
+      if (!in_set(in->policy_set, u32at(rule + RUL(policy)))) continue;
+      for (uint32_t s = 0; s < u32at(rule + RUL(source_count)); s++) {
+        const uint8_t *src = t->data + t->source_offset + (size_t)(u32at(rule + RUL(source_start)) + s) * SOURCE_SIZE;
         const char *v;
         uint32_t vl;
-        if (src[4] != 3 || !str_at(t, u32at(src), &v, &vl)) continue;
-        if (vl == dl && memcmp(v, actor, dl) == 0 && (is_parent || src[5])) return 1;
+        if (src[SRC(kind)] != RT_SOURCE_DIRECTORY || !str_at(t, u32at(src + SRC(value)), &v, &vl)) continue;
+        if (vl == dl && memcmp(v, actor, dl) == 0 && (is_parent || src[SRC(recursive)])) return 1;
       }
     }
   }
@@ -320,7 +324,7 @@ static int scoped_allow(const struct rule_table *t, const struct lookup *in) {
 int rt_allow_mask(const struct rule_table *t, const uint64_t *set) {
   int mask = 0;
   for (uint32_t p = 0; p < t->policy_count; p++) {
-    if (in_set(set, p)) mask |= t->data[t->policy_offset + (size_t)p * POLICY_SIZE + 9];
+    if (in_set(set, p)) mask |= t->data[t->policy_offset + (size_t)p * POLICY_SIZE + POL(allow_unscoped)];
   }
   return mask;
 }
@@ -331,36 +335,36 @@ void rt_decide(const struct rule_table *t, const struct lookup *in, struct decis
   size_t rl = strlen(res);
   memset(out, 0, sizeof *out);
   out->rule = -1;
-  if (in->cls == CLASS_PROCESS || in->cls == CLASS_FILE) {
-    walk_list(t, find_node(t, in->cls, NODE_PATH, res, rl), in, NODE_PATH, 0, &best);
+  if (in->cls == RT_CLASS_PROCESS || in->cls == RT_CLASS_FILE) {
+    walk_list(t, find_node(t, in->cls, RT_NODE_PATH, res, rl), in, RT_NODE_PATH, 0, &best);
     const char *slash = strrchr(res, '/');
     const char *base = slash ? slash + 1 : res;
-    walk_list(t, find_node(t, in->cls, NODE_EXECNAME, base, strlen(base)), in, NODE_EXECNAME, 0, &best);
+    walk_list(t, find_node(t, in->cls, RT_NODE_EXECNAME, base, strlen(base)), in, RT_NODE_EXECNAME, 0, &best);
     size_t parent_len = 0;
     for (size_t i = 0; i + 1 < rl; i++)
       if (res[i] == '/') parent_len = i + 1;
     for (size_t i = 0; i + 1 < rl; i++) {
       if (res[i] != '/') continue;
-      walk_list(t, find_node(t, in->cls, NODE_DIR, res, i + 1), in, NODE_DIR, i + 1 == parent_len, &best);
-      walk_list(t, find_node(t, in->cls, NODE_PATTERN_DIR, res, i + 1), in, NODE_PATTERN_DIR, 0, &best);
+      walk_list(t, find_node(t, in->cls, RT_NODE_DIR, res, i + 1), in, RT_NODE_DIR, i + 1 == parent_len, &best);
+      walk_list(t, find_node(t, in->cls, RT_NODE_PATTERN_DIR, res, i + 1), in, RT_NODE_PATTERN_DIR, 0, &best);
     }
-  } else if (in->cls == CLASS_NETWORK) {
-    walk_list(t, find_node(t, in->cls, NODE_PROTOCOL, res, rl), in, NODE_PROTOCOL, 0, &best);
-    walk_list(t, find_node(t, in->cls, NODE_PROTOCOL, "all", 3), in, NODE_PROTOCOL, 0, &best);
+  } else if (in->cls == RT_CLASS_NETWORK) {
+    walk_list(t, find_node(t, in->cls, RT_NODE_PROTOCOL, res, rl), in, RT_NODE_PROTOCOL, 0, &best);
+    walk_list(t, find_node(t, in->cls, RT_NODE_PROTOCOL, "all", 3), in, RT_NODE_PROTOCOL, 0, &best);
   } else {
-    walk_list(t, find_node(t, in->cls, NODE_CAPABILITY, res, rl), in, NODE_CAPABILITY, 0, &best);
+    walk_list(t, find_node(t, in->cls, RT_NODE_CAPABILITY, res, rl), in, RT_NODE_CAPABILITY, 0, &best);
   }
   if (best != UINT32_MAX) {
     out->rule = (int32_t)best;
-    out->action = rt_rule(t, best)[6];
-    out->report = out->action != ACTION_ALLOW;
+    out->action = rt_rule(t, best)[RUL(action)];
+    out->report = out->action != RT_ACTION_ALLOW;
     return;
   }
   if (((in->allow_mask >> in->cls) & 1) || scoped_allow(t, in)) {
     out->posture = 1;
     out->report = 1;
-    out->action = in->posture_block ? ACTION_BLOCK : ACTION_AUDIT;
+    out->action = in->posture_block ? RT_ACTION_BLOCK : RT_ACTION_AUDIT;
     return;
   }
-  out->action = ACTION_ALLOW;
+  out->action = RT_ACTION_ALLOW;
 }

@@ -1,12 +1,12 @@
-/* Reader and lookup walk for the rule table binary layout v1 (docs/rule-table.md). */
+/* Reader and lookup walk for the rule table binary layout (docs/rule-table.md). The layout itself (sizes,
+ * offsets, codes, version) is compiler/rule-table/rule-table-layout.h, shared with the BPF programs. */
 #ifndef RTCTL_RULE_TABLE_H
 #define RTCTL_RULE_TABLE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-enum { CLASS_PROCESS = 0, CLASS_FILE = 1, CLASS_NETWORK = 2, CLASS_CAPABILITIES = 3 };
-enum { ACTION_ALLOW = 0, ACTION_AUDIT = 1, ACTION_BLOCK = 2 };
+#include "rule-table-layout.h"
 
 struct rule_table {
   const uint8_t *data;
@@ -37,7 +37,7 @@ struct lookup {
 /* Result: rule >= 0 (its action in action), or rule == -1 with posture != 0 (least-permissive), or allow. */
 struct decision {
   int32_t rule;
-  int action;   /* ACTION_* of the decision */
+  int action;   /* RT_ACTION_* of the decision */
   int posture;  /* 1 when the posture decided */
   int report;   /* 1 for Block, Audit and posture decisions */
 };
