@@ -22,7 +22,12 @@ import { createContainerdLister } from './io/containerd-workloads.js';
 import { createDirectoryPolicySource } from './io/directory-policy-source.js';
 import { createInformerFeeds } from './io/kubernetes-informer-feeds.js';
 import { createKubernetesPolicySource } from './kubernetes/kubernetes-policy-source.js';
-import type { PolicySource } from './policy-source.js';
+import {
+  RuleTableLoadError,
+  createRuleTablePolicySource,
+  readRuleTableSnapshot,
+} from './io/rule-table-policy-source.js';
+import type { PolicySnapshot, PolicySource } from './policy-source.js';
 import { formatProbeReport, probeKernel } from './probe.js';
 
 /** Default address of the alert stream. */
@@ -53,9 +58,15 @@ async function chooseDataPlane(name: string, logger: Logger): Promise<string> {
   throw new ConfigError('no data plane works on this kernel (see rtctl probe)');
 }
 
-function createSource(config: EnforcerConfig, logger: Logger): PolicySource {
+function createSource(config: EnforcerConfig, logger: Logger, preloaded?: PolicySnapshot): PolicySource {
   if (config.source.kind === 'directory')
     return createDirectoryPolicySource({ dir: config.source.dir, logger });
+  if (config.source.kind === 'rule-table')
+    return createRuleTablePolicySource({
+      file: config.source.file,
+      logger,
+      ...(preloaded !== undefined ? { initial: preloaded } : {}),
+    });
   const kc = new k8s.KubeConfig();
   if (config.source.kubeconfig) kc.loadFromFile(config.source.kubeconfig);
   else kc.loadFromDefault();
@@ -69,6 +80,9 @@ function createSource(config: EnforcerConfig, logger: Logger): PolicySource {
 async function runEnforcer(flags: EnforcerFlags): Promise<void> {
   const config = readEnforcerConfig(flags);
   const logger = createLogger();
+  // A compiled table is validated before any data plane starts: a bad table leaves nothing running.
+  const preloaded =
+    config.source.kind === 'rule-table' ? await readRuleTableSnapshot(config.source.file) : undefined;
   mkdirSync(config.stateDir, { recursive: true });
   const planeName = await chooseDataPlane(config.dataPlane, logger);
   const factory = findDataPlane(planeName);
@@ -76,7 +90,7 @@ async function runEnforcer(flags: EnforcerFlags): Promise<void> {
   const plane = await factory.create({ stateDir: config.stateDir, logger });
   const hub = createAlertHub();
   const enforcer = createEnforcer({
-    source: createSource(config, logger),
+    source: createSource(config, logger, preloaded),
     containers: createContainerdLister({
       socket: config.containerdSocket,
       namespace: config.containerdNamespace,
@@ -219,6 +233,11 @@ async function handleUsage(action: () => Promise<void>): Promise<void> {
       process.exitCode = 2;
       return;
     }
+    if (err instanceof RuleTableLoadError) {
+      process.stderr.write(`rtctl: --rule-table ${err.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
     throw err;
   }
 }
@@ -238,6 +257,10 @@ export function registerEnforcerCommands(program: Command): void {
       'policy source: the Kubernetes API (RuntimePolicy, RuntimeHostPolicy, Namespaces, Pods)',
     )
     .option('--kubeconfig <file>', 'kubeconfig for --kubernetes (default: in-cluster or $KUBECONFIG)')
+    .option(
+      '--rule-table <file>',
+      'policy source: a compiled rule table (`rtctl compile --target rules` writes build/rules/rule-table.bin), reloaded on change; namespace postures take their defaults',
+    )
     .addOption(new Option('--data-plane <name>', 'data plane: auto, or one by name').default('auto'))
     .option('--node-name <name>', 'node name (HostName in alerts; default: the host name)')
     .option('--cluster-name <name>', 'cluster name (ClusterName in alerts)', 'default')

@@ -3,7 +3,9 @@ import { hostname } from 'node:os';
 
 /** Where policies come from. */
 export type PolicySourceConfig =
-  { kind: 'directory'; dir: string } | { kind: 'kubernetes'; kubeconfig?: string };
+  | { kind: 'directory'; dir: string }
+  | { kind: 'kubernetes'; kubeconfig?: string }
+  | { kind: 'rule-table'; file: string };
 
 /** The enforcer's configuration. */
 export interface EnforcerConfig {
@@ -28,6 +30,7 @@ export interface EnforcerConfig {
 export interface EnforcerFlags {
   policyDir?: string;
   kubernetes?: boolean;
+  ruleTable?: string;
   kubeconfig?: string;
   dataPlane: string;
   nodeName?: string;
@@ -57,13 +60,18 @@ export function parseListen(value: string): { host: string; port: number } {
 
 /** Builds the configuration from flags; throws ConfigError on a usage mistake. */
 export function readEnforcerConfig(flags: EnforcerFlags): EnforcerConfig {
-  if ((flags.policyDir === undefined) === (flags.kubernetes !== true)) {
-    throw new ConfigError('give exactly one policy source: --policy-dir <dir> or --kubernetes');
+  const sources = [flags.policyDir !== undefined, flags.kubernetes === true, flags.ruleTable !== undefined];
+  if (sources.filter(Boolean).length !== 1) {
+    throw new ConfigError(
+      'give exactly one policy source: --policy-dir <dir>, --kubernetes or --rule-table <file>',
+    );
   }
   const source: PolicySourceConfig =
     flags.policyDir !== undefined
       ? { kind: 'directory', dir: flags.policyDir }
-      : { kind: 'kubernetes', ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}) };
+      : flags.ruleTable !== undefined
+        ? { kind: 'rule-table', file: flags.ruleTable }
+        : { kind: 'kubernetes', ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}) };
   const nodeName = flags.nodeName ?? hostname();
   const nodeLabels: Record<string, string> = { 'kubernetes.io/hostname': nodeName };
   for (const l of flags.nodeLabel) {

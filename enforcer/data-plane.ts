@@ -1,8 +1,8 @@
 // The contract between the enforcer's control plane and a kernel data plane (fanotify, BPF-LSM). The control
-// plane discovers workloads, compiles one rule table per workload with the compiler's `rules` backend and hands
-// it here; the data plane enforces it in the kernel and reports every Block, Audit and posture decision as a
+// plane discovers workloads, builds the node's rule table (compiler/rule-table/) and hands it here; the data plane enforces it in the kernel and reports every Block, Audit and posture decision as a
 // DataPlaneEvent. The control plane turns events into alert records (enforcer/alert-record.ts).
 import type { Action, Operation } from '../compiler/ir/rule-set.js';
+import type { RuleTableImage } from '../compiler/rule-table/rule-table-records.js';
 
 /** Posture of one operation class when a workload is in least-permissive mode (an Allow rule exists). */
 export const Posture = { Audit: 'audit', Block: 'block' } as const;
@@ -40,14 +40,15 @@ export interface WorkloadEnforcement {
 }
 
 /**
- * The whole desired state of a node: the rule table in the documented binary layout (docs/rule-table.md,
- * all policies of the node in one table) and every enforced workload. Applied atomically: an operation is
- * decided either wholly by the previous state or wholly by this one.
+ * The whole desired state of a node: the rule table (docs/rule-table.md, all policies of the node in one
+ * table) and every enforced workload. Applied atomically: an operation is decided either wholly by the
+ * previous state or wholly by this one.
  */
 export interface EnforcementState {
   /** Increases with every change; a data plane reports the generation it enforces. */
   generation: number;
-  table: Uint8Array;
+  /** The table as records (for planes that re-encode it, BPF-LSM) and as bytes (for planes that load it, fanotify). */
+  table: RuleTableImage;
   workloads: WorkloadEnforcement[];
 }
 

@@ -112,7 +112,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
     }
     const next = buildNodeState(
       {
-        ruleSet: snap.ruleSet,
+        ...(snap.ruleTable !== undefined ? { ruleTable: snap.ruleTable } : { ruleSet: snap.ruleSet }),
         workloads,
         postures: snap.postures,
         nodeLabels: snap.nodeLabels ?? options.nodeLabels,
@@ -126,7 +126,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
     logger.info(
       {
         generation,
-        policies: snap.ruleSet.policies.length,
+        policies: next.policies.length,
         workloads: next.state.workloads.map((w) => w.anchor.key),
       },
       'enforcement state applied',
@@ -199,7 +199,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
         cluster: options.clusterName,
         dataPlane: plane.name,
         generation: current?.state.generation ?? generation,
-        policies: snapshot?.ruleSet.policies.length ?? 0,
+        policies: snapshot?.ruleTable?.table.policyCount ?? snapshot?.ruleSet.policies.length ?? 0,
         diagnostics: snapshot?.diagnostics.length ?? 0,
         workloads,
         alerts: options.hub.count(),

@@ -3,6 +3,7 @@
 import type { Diagnostic } from '../compiler/diagnostics/diagnostic.js';
 import type { RuleSet } from '../compiler/ir/rule-set.js';
 import type { Postures } from './data-plane.js';
+import type { LoadedRuleTable } from '../compiler/rule-table/read-rule-table.js';
 
 /** Everything a source knows at one moment. */
 export interface PolicySnapshot {
@@ -15,6 +16,8 @@ export interface PolicySnapshot {
   nodeLabels?: Record<string, string>;
   /** Pod labels by `namespace/name`, when the source knows them (Kubernetes). */
   podLabels?: Map<string, Record<string, string>>;
+  /** A compiled rule table (`--rule-table`): enforced instead of `ruleSet`, which is then empty. */
+  ruleTable?: LoadedRuleTable;
 }
 
 /** A policy source. */

@@ -6,7 +6,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildRuleTable } from '../../compiler/rule-table/build-rule-table.js';
+import { buildRuleTableImage } from '../../compiler/rule-table/build-rule-table.js';
+import type { RuleTableImage } from '../../compiler/rule-table/rule-table-records.js';
 import { lowerDocuments } from '../../compiler/lower/lower.js';
 import { lintTexts } from '../../compiler/lint.js';
 import { BpfLsmPlane } from '../../enforcer/bpf/bpf-lsm-plane.js';
@@ -19,7 +20,7 @@ const ROUNDS = Number(process.env['RTCTL_BENCH_ROUNDS'] ?? '3');
 const AUDITS = Number(process.env['RTCTL_BENCH_AUDITS'] ?? '5000');
 const POSTURES: Postures = { file: 'audit', network: 'audit', capabilities: 'audit' };
 
-function tableOf(rules: number, extra: string): Uint8Array {
+function tableOf(rules: number, extra: string): RuleTableImage {
   const paths = Array.from({ length: rules }, (_, i) => `      - path: /srv/bench/d${i % 50}/f${i}\n`).join(
     '',
   );
@@ -38,7 +39,7 @@ ${paths}    matchDirectories:
 ${dirs}  action: Block
 ${extra}`;
   const lint = lintTexts([{ file: 'bench.yaml', text }]);
-  return buildRuleTable(lowerDocuments(lint.documents));
+  return buildRuleTableImage(lowerDocuments(lint.documents));
 }
 
 function median(xs: readonly number[]): number {

@@ -1,5 +1,6 @@
-// Builds the binary rule table of docs/rule-table.md from a RuleSet. Pure and deterministic: the same
-// rule set (in any policy order) gives the same bytes.
+// Builds the rule table of docs/rule-table.md from a RuleSet: first its records (policies, rules in precedence
+// order, index nodes), then their encoding as bytes. Pure and deterministic: the same rule set (in any policy
+// order) gives the same records and the same bytes.
 import { Action, type PolicyIR, type Rule, type RuleSet, type SourceMatcher } from '../ir/rule-set.js';
 import { getDirectoryDepth, getGlobPrefixDirectory, normalizeDirectory } from '../decide/path-match.js';
 import { isMatcherForOperation, normalizeCapability } from '../decide/match-rule.js';
@@ -8,7 +9,6 @@ import {
   ACTION_CODES,
   CLASS_CODES,
   HEADER_SIZE,
-  Header,
   LABEL_RECORD_SIZE,
   LabelOp,
   MAGIC,
@@ -25,7 +25,23 @@ import {
   VERSION_MAJOR,
   VERSION_MINOR,
   hashNodeKey,
+  Header,
+  LabelField,
+  NodeField,
+  PolicyField,
+  RuleField,
+  SECTION_ALIGN,
+  SourceField,
 } from './rule-table-format.js';
+import type {
+  LabelRecord,
+  NodeRecord,
+  PolicyRecord,
+  RuleRecord,
+  RuleTableImage,
+  RuleTableRecords,
+  SourceRecord,
+} from './rule-table-records.js';
 
 const encoder = new TextEncoder();
 
@@ -140,13 +156,6 @@ function splitLabelPair(pair: string): [string, string] {
   return eq === -1 ? [pair, ''] : [pair.slice(0, eq), pair.slice(eq + 1)];
 }
 
-interface LabelRecord {
-  key: string;
-  value: string;
-  op: number;
-  group: number;
-}
-
 function collectLabels(policy: PolicyIR): { labels: LabelRecord[]; groups: number } {
   const labels: LabelRecord[] = [];
   const pairs = policy.target.kind === 'host' ? policy.target.nodeLabels : policy.target.matchLabels;
@@ -166,16 +175,8 @@ function collectLabels(policy: PolicyIR): { labels: LabelRecord[]; groups: numbe
   return { labels, groups };
 }
 
-function align8(n: number): number {
-  return (n + 7) & ~7;
-}
-
-interface IndexNode {
-  classCode: number;
-  kind: NodeKind;
-  key: string;
-  keyBytes: Uint8Array;
-  rules: number[];
+function alignSection(n: number): number {
+  return (n + SECTION_ALIGN - 1) & ~(SECTION_ALIGN - 1);
 }
 
 /** The policies in table order and the rules in precedence order, as the table stores them. */
@@ -190,18 +191,10 @@ export function orderRuleTable(ruleSet: RuleSet): { policies: PolicyIR[]; rules:
   return { policies, rules };
 }
 
-/** Builds the rule table bytes for a rule set. */
-export function buildRuleTable(ruleSet: RuleSet): Uint8Array {
+/** The records of the rule table of a rule set. */
+export function createRuleTableRecords(ruleSet: RuleSet): RuleTableRecords {
   const { policies, rules } = orderRuleTable(ruleSet);
   const policyIndex = new Map<PolicyIR, number>(policies.map((p, i) => [p, i]));
-  const strings = new StringTable();
-  const refs: number[] = [];
-  const sources: { value: number; kind: number; recursive: boolean }[] = [];
-
-  // Policies and their selector labels.
-  const policyBytes = new Uint8Array(policies.length * POLICY_RECORD_SIZE);
-  const pv = new DataView(policyBytes.buffer);
-  const labelRecords: { key: number; value: number; op: number; group: number }[] = [];
   const allowUnscoped = new Array<number>(policies.length).fill(0);
   const allowScoped = new Array<number>(policies.length).fill(0);
   for (const { policy, rule } of rules) {
@@ -211,49 +204,33 @@ export function buildRuleTable(ruleSet: RuleSet): Uint8Array {
     if (rule.fromSource.length > 0) allowScoped[i] = (allowScoped[i] ?? 0) | bit;
     else allowUnscoped[i] = (allowUnscoped[i] ?? 0) | bit;
   }
-  policies.forEach((policy, i) => {
-    const at = i * POLICY_RECORD_SIZE;
+  const policyRecords: PolicyRecord[] = policies.map((policy, i) => {
     const { labels, groups } = collectLabels(policy);
-    pv.setUint32(at + 0, strings.add(policy.name), true);
-    pv.setUint32(at + 4, strings.add(policy.namespace), true);
-    pv.setUint8(at + 8, POLICY_KIND_CODES[policy.kind]);
-    pv.setUint8(at + 9, allowUnscoped[i] ?? 0);
-    pv.setUint8(at + 10, allowScoped[i] ?? 0);
-    pv.setUint32(at + 12, labelRecords.length, true);
-    pv.setUint32(at + 16, labels.length, true);
-    pv.setUint32(at + 20, strings.add(policy.location.file), true);
-    pv.setUint32(at + 24, policy.location.line, true);
-    pv.setUint32(at + 28, groups, true);
-    for (const l of labels) {
-      labelRecords.push({ key: strings.add(l.key), value: strings.add(l.value), op: l.op, group: l.group });
-    }
-  });
-  const labelBytes = new Uint8Array(labelRecords.length * LABEL_RECORD_SIZE);
-  const lv = new DataView(labelBytes.buffer);
-  labelRecords.forEach((l, i) => {
-    const at = i * LABEL_RECORD_SIZE;
-    lv.setUint32(at, l.key, true);
-    lv.setUint32(at + 4, l.value, true);
-    lv.setUint8(at + 8, l.op);
-    lv.setUint16(at + 10, l.group, true);
+    return {
+      name: policy.name,
+      namespace: policy.namespace,
+      kind: POLICY_KIND_CODES[policy.kind],
+      allowUnscoped: allowUnscoped[i] ?? 0,
+      allowScoped: allowScoped[i] ?? 0,
+      labels,
+      expressionGroups: groups,
+      file: policy.location.file,
+      line: policy.location.line,
+    };
   });
 
-  // Rules, their sources, tags and arguments, and the index nodes that list them.
-  const nodes = new Map<string, IndexNode>();
-  const addToNode = (classCode: number, kind: NodeKind, key: string, ruleIndex: number): void => {
-    const id = `${classCode}\u0000${kind}\u0000${key}`;
+  const nodes = new Map<string, NodeRecord & { keyBytes: Uint8Array }>();
+  const addToNode = (cls: number, kind: NodeKind, key: string, ruleIndex: number): void => {
+    const id = `${cls}\u0000${kind}\u0000${key}`;
     let node = nodes.get(id);
     if (node === undefined) {
-      node = { classCode, kind, key, keyBytes: encoder.encode(key), rules: [] };
+      node = { cls, kind, key, keyBytes: encoder.encode(key), rules: [] };
       nodes.set(id, node);
     }
     if (node.rules[node.rules.length - 1] !== ruleIndex) node.rules.push(ruleIndex);
   };
-  const ruleBytes = new Uint8Array(rules.length * RULE_RECORD_SIZE);
-  const rv = new DataView(ruleBytes.buffer);
-  rules.forEach(({ policy, rule }, r) => {
-    const at = r * RULE_RECORD_SIZE;
-    const classCode = CLASS_CODES[rule.operation];
+  const ruleRecords: RuleRecord[] = rules.map(({ policy, rule }, r) => {
+    const cls = CLASS_CODES[rule.operation];
     const m = describeMatcher(rule);
     let flags = 0;
     if (rule.matcher.kind === 'directory' && rule.matcher.recursive) flags |= RuleFlag.recursive;
@@ -261,49 +238,115 @@ export function buildRuleTable(ruleSet: RuleSet): Uint8Array {
     if (rule.ownerOnly) flags |= RuleFlag.ownerOnly;
     if (rule.pts) flags |= RuleFlag.pts;
     if (rule.allowedArgs.length > 0) flags |= RuleFlag.hasArgs;
-    rv.setUint32(at + 0, policyIndex.get(policy) ?? 0, true);
-    rv.setUint8(at + 4, classCode);
-    rv.setUint8(at + 5, m.code);
-    rv.setUint8(at + 6, ACTION_CODES[rule.action]);
-    rv.setUint8(at + 7, flags);
-    rv.setUint32(at + 8, strings.add(m.value), true);
-    rv.setUint16(at + 12, Math.min(m.depth, 0xffff), true);
-    rv.setUint32(at + 16, sources.length, true);
-    rv.setUint32(at + 20, rule.fromSource.length, true);
-    for (const s of rule.fromSource) sources.push(encodeSource(s, strings));
-    rv.setUint32(at + 24, rule.severity, true);
-    rv.setUint32(at + 28, strings.add(rule.message), true);
-    rv.setUint32(at + 32, refs.length, true);
-    rv.setUint32(at + 36, rule.tags.length, true);
-    for (const t of rule.tags) refs.push(strings.add(t));
-    rv.setUint32(at + 40, refs.length, true);
-    rv.setUint32(at + 44, rule.allowedArgs.length, true);
-    for (const a of rule.allowedArgs) refs.push(strings.add(a));
-    rv.setUint32(at + 48, strings.add(rule.location.file), true);
-    rv.setUint32(at + 52, rule.location.line, true);
-    rv.setUint32(at + 56, rule.location.column, true);
-    rv.setUint32(at + 60, strings.add(rule.location.pointer), true);
-    addToNode(classCode, m.node, m.key, r);
+    addToNode(cls, m.node, m.key, r);
     if (rule.action === Action.Allow) {
       for (const s of rule.fromSource) {
-        if (s.kind === 'path') addToNode(classCode, NodeKind.allowSourcePath, s.path, r);
-        else addToNode(classCode, NodeKind.allowSourceDirectory, normalizeDirectory(s.dir), r);
+        if (s.kind === 'path') addToNode(cls, NodeKind.allowSourcePath, s.path, r);
+        else addToNode(cls, NodeKind.allowSourceDirectory, normalizeDirectory(s.dir), r);
       }
     }
+    return {
+      policy: policyIndex.get(policy) ?? 0,
+      cls,
+      matcher: m.code,
+      action: ACTION_CODES[rule.action],
+      flags,
+      value: m.value,
+      depth: Math.min(m.depth, 0xffff),
+      sources: rule.fromSource.map(toSourceRecord),
+      severity: rule.severity,
+      message: rule.message,
+      tags: [...rule.tags],
+      args: [...rule.allowedArgs],
+      file: rule.location.file,
+      line: rule.location.line,
+      column: rule.location.column,
+      pointer: rule.location.pointer,
+    };
+  });
+  const nodeRecords = [...nodes.values()]
+    .sort((a, b) => a.cls - b.cls || a.kind - b.kind || compareBytes(a.keyBytes, b.keyBytes))
+    .map(({ cls, kind, key, rules: list }) => ({ cls, kind, key, rules: list }));
+  return { policies: policyRecords, rules: ruleRecords, nodes: nodeRecords };
+}
+
+/** Encodes records as the bytes of docs/rule-table.md (string table, references and hash buckets added). */
+export function encodeRuleTable(records: RuleTableRecords): Uint8Array {
+  const { policies, rules } = records;
+  const strings = new StringTable();
+  const refs: number[] = [];
+
+  // Policies and their selector labels.
+  const policyBytes = new Uint8Array(policies.length * POLICY_RECORD_SIZE);
+  const pv = new DataView(policyBytes.buffer);
+  const labelRecords: { key: number; value: number; op: number; group: number }[] = [];
+  policies.forEach((policy, i) => {
+    const at = i * POLICY_RECORD_SIZE;
+    pv.setUint32(at + PolicyField.name, strings.add(policy.name), true);
+    pv.setUint32(at + PolicyField.namespace, strings.add(policy.namespace), true);
+    pv.setUint8(at + PolicyField.kind, policy.kind);
+    pv.setUint8(at + PolicyField.allowUnscoped, policy.allowUnscoped);
+    pv.setUint8(at + PolicyField.allowScoped, policy.allowScoped);
+    pv.setUint32(at + PolicyField.labelStart, labelRecords.length, true);
+    pv.setUint32(at + PolicyField.labelCount, policy.labels.length, true);
+    pv.setUint32(at + PolicyField.file, strings.add(policy.file), true);
+    pv.setUint32(at + PolicyField.line, policy.line, true);
+    pv.setUint32(at + PolicyField.expressionGroups, policy.expressionGroups, true);
+    for (const l of policy.labels) {
+      labelRecords.push({ key: strings.add(l.key), value: strings.add(l.value), op: l.op, group: l.group });
+    }
+  });
+  const labelBytes = new Uint8Array(labelRecords.length * LABEL_RECORD_SIZE);
+  const lv = new DataView(labelBytes.buffer);
+  labelRecords.forEach((l, i) => {
+    const at = i * LABEL_RECORD_SIZE;
+    lv.setUint32(at + LabelField.key, l.key, true);
+    lv.setUint32(at + LabelField.value, l.value, true);
+    lv.setUint8(at + LabelField.op, l.op);
+    lv.setUint16(at + LabelField.group, l.group, true);
+  });
+
+  // Rules, their sources, tags and arguments.
+  const sources: { value: number; kind: number; recursive: boolean }[] = [];
+  const ruleBytes = new Uint8Array(rules.length * RULE_RECORD_SIZE);
+  const rv = new DataView(ruleBytes.buffer);
+  rules.forEach((rule, r) => {
+    const at = r * RULE_RECORD_SIZE;
+    rv.setUint32(at + RuleField.policy, rule.policy, true);
+    rv.setUint8(at + RuleField.cls, rule.cls);
+    rv.setUint8(at + RuleField.matcher, rule.matcher);
+    rv.setUint8(at + RuleField.action, rule.action);
+    rv.setUint8(at + RuleField.flags, rule.flags);
+    rv.setUint32(at + RuleField.value, strings.add(rule.value), true);
+    rv.setUint16(at + RuleField.depth, rule.depth, true);
+    rv.setUint32(at + RuleField.sourceStart, sources.length, true);
+    rv.setUint32(at + RuleField.sourceCount, rule.sources.length, true);
+    for (const s of rule.sources)
+      sources.push({ value: strings.add(s.value), kind: s.kind, recursive: s.recursive });
+    rv.setUint32(at + RuleField.severity, rule.severity, true);
+    rv.setUint32(at + RuleField.message, strings.add(rule.message), true);
+    rv.setUint32(at + RuleField.tagsStart, refs.length, true);
+    rv.setUint32(at + RuleField.tagsCount, rule.tags.length, true);
+    for (const t of rule.tags) refs.push(strings.add(t));
+    rv.setUint32(at + RuleField.argsStart, refs.length, true);
+    rv.setUint32(at + RuleField.argsCount, rule.args.length, true);
+    for (const a of rule.args) refs.push(strings.add(a));
+    rv.setUint32(at + RuleField.file, strings.add(rule.file), true);
+    rv.setUint32(at + RuleField.line, rule.line, true);
+    rv.setUint32(at + RuleField.column, rule.column, true);
+    rv.setUint32(at + RuleField.pointer, strings.add(rule.pointer), true);
   });
   const sourceBytes = new Uint8Array(sources.length * SOURCE_RECORD_SIZE);
   const sv = new DataView(sourceBytes.buffer);
   sources.forEach((s, i) => {
     const at = i * SOURCE_RECORD_SIZE;
-    sv.setUint32(at, s.value, true);
-    sv.setUint8(at + 4, s.kind);
-    sv.setUint8(at + 5, s.recursive ? 1 : 0);
+    sv.setUint32(at + SourceField.value, s.value, true);
+    sv.setUint8(at + SourceField.kind, s.kind);
+    sv.setUint8(at + SourceField.recursive, s.recursive ? 1 : 0);
   });
 
-  // Index nodes in (class, kind, key bytes) order, and the open-addressing bucket array.
-  const nodeList = [...nodes.values()].sort(
-    (a, b) => a.classCode - b.classCode || a.kind - b.kind || compareBytes(a.keyBytes, b.keyBytes),
-  );
+  // Index nodes (already in (class, kind, key bytes) order) and the open-addressing bucket array.
+  const nodeList = records.nodes;
   const nodeBytes = new Uint8Array(nodeList.length * NODE_RECORD_SIZE);
   const nv = new DataView(nodeBytes.buffer);
   let bucketCount = MIN_BUCKETS;
@@ -311,14 +354,14 @@ export function buildRuleTable(ruleSet: RuleSet): Uint8Array {
   const buckets = new Uint32Array(bucketCount);
   nodeList.forEach((node, n) => {
     const at = n * NODE_RECORD_SIZE;
-    const h = hashNodeKey(node.classCode, node.kind, node.keyBytes);
-    nv.setUint32(at, h.lo, true);
-    nv.setUint32(at + 4, h.hi, true);
-    nv.setUint32(at + 8, strings.add(node.key), true);
-    nv.setUint8(at + 12, node.classCode);
-    nv.setUint8(at + 13, node.kind);
-    nv.setUint32(at + 16, refs.length, true);
-    nv.setUint32(at + 20, node.rules.length, true);
+    const h = hashNodeKey(node.cls, node.kind, encoder.encode(node.key));
+    nv.setUint32(at + NodeField.hashLo, h.lo, true);
+    nv.setUint32(at + NodeField.hashHi, h.hi, true);
+    nv.setUint32(at + NodeField.key, strings.add(node.key), true);
+    nv.setUint8(at + NodeField.cls, node.cls);
+    nv.setUint8(at + NodeField.kind, node.kind);
+    nv.setUint32(at + NodeField.refsStart, refs.length, true);
+    nv.setUint32(at + NodeField.refsCount, node.rules.length, true);
     refs.push(...node.rules);
     let i = h.lo & (bucketCount - 1);
     while (buckets[i] !== 0) i = (i + 1) & (bucketCount - 1);
@@ -347,11 +390,11 @@ export function buildRuleTable(ruleSet: RuleSet): Uint8Array {
   const offsets: number[] = [];
   let size = HEADER_SIZE;
   for (const s of sections) {
-    size = align8(size);
+    size = alignSection(size);
     offsets.push(size);
     size += s.length;
   }
-  size = align8(size);
+  size = alignSection(size);
   const out = new Uint8Array(size);
   sections.forEach((s, i) => out.set(s, offsets[i] ?? 0));
   const hv = new DataView(out.buffer);
@@ -387,11 +430,19 @@ export function buildRuleTable(ruleSet: RuleSet): Uint8Array {
   return out;
 }
 
-function encodeSource(
-  s: SourceMatcher,
-  strings: StringTable,
-): { value: number; kind: number; recursive: boolean } {
+/** Builds the rule table bytes for a rule set. */
+export function buildRuleTable(ruleSet: RuleSet): Uint8Array {
+  return encodeRuleTable(createRuleTableRecords(ruleSet));
+}
+
+/** Builds the rule table of a rule set in both forms: records and bytes, computed once. */
+export function buildRuleTableImage(ruleSet: RuleSet): RuleTableImage {
+  const records = createRuleTableRecords(ruleSet);
+  return { records, bytes: encodeRuleTable(records) };
+}
+
+function toSourceRecord(s: SourceMatcher): SourceRecord {
   return s.kind === 'path'
-    ? { value: strings.add(s.path), kind: SourceCode.path, recursive: false }
-    : { value: strings.add(normalizeDirectory(s.dir)), kind: SourceCode.directory, recursive: s.recursive };
+    ? { kind: SourceCode.path, value: s.path, recursive: false }
+    : { kind: SourceCode.directory, value: normalizeDirectory(s.dir), recursive: s.recursive };
 }

@@ -39,7 +39,15 @@ import {
   SourceCode,
   VERSION_MAJOR,
   hashNodeKey,
+  LabelField,
+  NodeField,
+  PolicyField,
+  RuleField,
+  SourceField,
+  type MatcherCode,
+  type NodeKind as NodeKindCode,
 } from './rule-table-format.js';
+import type { RuleTableImage, RuleTableRecords, SourceRecord } from './rule-table-records.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -80,8 +88,27 @@ export interface DecodedRule {
   location: string;
 }
 
+/** Why bytes are not a table this reader can use. */
+export const RuleTableErrorCode = {
+  /** Too short for a header, or the magic is wrong: not a rule table at all. */
+  NotATable: 'RULE_TABLE_NOT_A_TABLE',
+  /** A rule table of another major version (written by an incompatible rtctl). */
+  Version: 'RULE_TABLE_VERSION',
+  /** A rule table whose sizes, offsets or references are inconsistent (truncated or corrupted). */
+  Corrupt: 'RULE_TABLE_CORRUPT',
+} as const;
+export type RuleTableErrorCode = (typeof RuleTableErrorCode)[keyof typeof RuleTableErrorCode];
+
+/** Why a table was refused: a stable code, a message naming the field, and its byte offset when known. */
+export interface RuleTableError {
+  ok: false;
+  code: RuleTableErrorCode;
+  error: string;
+  offset?: number;
+}
+
 /** Result of reading a table: the table, or why it is not a valid one. */
-export type ReadRuleTableResult = { ok: true; table: RuleTable } | { ok: false; error: string };
+export type ReadRuleTableResult = { ok: true; table: RuleTable } | RuleTableError;
 
 interface Sections {
   stringOffset: number;
@@ -102,10 +129,22 @@ interface Sections {
   bucketCount: number;
 }
 
-class TableError extends Error {}
+class TableError extends Error {
+  constructor(
+    readonly code: RuleTableErrorCode,
+    message: string,
+    readonly offset: number | undefined,
+  ) {
+    super(message);
+  }
+}
 
-function fail(message: string): never {
-  throw new TableError(message);
+function fail(
+  message: string,
+  offset?: number,
+  code: RuleTableErrorCode = RuleTableErrorCode.Corrupt,
+): never {
+  throw new TableError(code, message, offset);
 }
 
 /** Reads and validates a rule table. A malformed table is an error result, never an exception. */
@@ -113,9 +152,26 @@ export function readRuleTable(bytes: Uint8Array): ReadRuleTableResult {
   try {
     return { ok: true, table: new RuleTable(bytes) };
   } catch (e) {
-    if (e instanceof TableError) return { ok: false, error: e.message };
+    if (e instanceof TableError) {
+      const error: RuleTableError = { ok: false, code: e.code, error: e.message };
+      if (e.offset !== undefined) error.offset = e.offset;
+      return error;
+    }
     throw e;
   }
+}
+
+/** A compiled table read from bytes: its image (records and bytes) and its validated reader. */
+export interface LoadedRuleTable {
+  image: RuleTableImage;
+  table: RuleTable;
+}
+
+/** Reads and validates a rule table and decodes its records: the image a data plane is given. */
+export function loadRuleTableImage(bytes: Uint8Array): ({ ok: true } & LoadedRuleTable) | RuleTableError {
+  const read = readRuleTable(bytes);
+  if (!read.ok) return read;
+  return { ok: true, image: { records: read.table.toRecords(), bytes }, table: read.table };
 }
 
 function hasBit(bits: Uint8Array, i: number): boolean {
@@ -157,16 +213,26 @@ export class RuleTable {
 
   constructor(private readonly bytes: Uint8Array) {
     if (bytes.length < HEADER_SIZE)
-      fail(`table is ${bytes.length} bytes, shorter than the ${HEADER_SIZE}-byte header`);
+      fail(
+        `table is ${bytes.length} bytes, shorter than the ${HEADER_SIZE}-byte header`,
+        0,
+        RuleTableErrorCode.NotATable,
+      );
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    for (let i = 0; i < MAGIC.length; i++) if (bytes[i] !== MAGIC[i]) fail('bad magic: not a rule table');
+    for (let i = 0; i < MAGIC.length; i++)
+      if (bytes[i] !== MAGIC[i]) fail('bad magic: not a rule table', 0, RuleTableErrorCode.NotATable);
     const major = this.view.getUint16(Header.versionMajor, true);
+    const minor = this.view.getUint16(Header.versionMinor, true);
     if (major !== VERSION_MAJOR)
-      fail(`unsupported rule table version ${major}.x (this reader reads ${VERSION_MAJOR}.x)`);
+      fail(
+        `unsupported rule table version ${major}.${minor} (this reader reads ${VERSION_MAJOR}.x)`,
+        Header.versionMajor,
+        RuleTableErrorCode.Version,
+      );
     const u32 = (o: number): number => this.view.getUint32(o, true);
-    if (u32(Header.headerSize) < HEADER_SIZE) fail('header_size is smaller than 128');
+    if (u32(Header.headerSize) < HEADER_SIZE) fail('header_size is smaller than 128', Header.headerSize);
     if (u32(Header.fileSize) !== bytes.length)
-      fail(`file_size ${u32(Header.fileSize)} differs from the ${bytes.length} bytes read`);
+      fail(`file_size ${u32(Header.fileSize)} differs from the ${bytes.length} bytes read`, Header.fileSize);
     this.s = {
       stringOffset: u32(Header.stringOffset),
       stringSize: u32(Header.stringSize),
@@ -196,10 +262,10 @@ export class RuleTable {
     return this.view.getUint8(o);
   }
 
-  private checkSection(name: string, offset: number, count: number, size: number): void {
-    if (offset % 8 !== 0) fail(`${name} section offset ${offset} is not 8-aligned`);
+  private checkSection(name: string, offset: number, count: number, size: number, field: number): void {
+    if (offset % 8 !== 0) fail(`${name} section offset ${offset} is not 8-aligned`, field);
     if (offset < HEADER_SIZE || offset + count * size > this.bytes.length)
-      fail(`${name} section lies outside the table`);
+      fail(`${name} section lies outside the table`, field);
   }
 
   private checkString(ref: number, what: string): void {
@@ -215,14 +281,14 @@ export class RuleTable {
 
   private validate(): void {
     const s = this.s;
-    this.checkSection('string', s.stringOffset, s.stringSize, 1);
-    this.checkSection('policy', s.policyOffset, s.policyCount, POLICY_RECORD_SIZE);
-    this.checkSection('label', s.labelOffset, s.labelCount, LABEL_RECORD_SIZE);
-    this.checkSection('rule', s.ruleOffset, s.ruleCount, RULE_RECORD_SIZE);
-    this.checkSection('source', s.sourceOffset, s.sourceCount, SOURCE_RECORD_SIZE);
-    this.checkSection('ref', s.refOffset, s.refCount, 4);
-    this.checkSection('node', s.nodeOffset, s.nodeCount, NODE_RECORD_SIZE);
-    this.checkSection('bucket', s.bucketOffset, s.bucketCount, 4);
+    this.checkSection('string', s.stringOffset, s.stringSize, 1, Header.stringOffset);
+    this.checkSection('policy', s.policyOffset, s.policyCount, POLICY_RECORD_SIZE, Header.policyOffset);
+    this.checkSection('label', s.labelOffset, s.labelCount, LABEL_RECORD_SIZE, Header.labelOffset);
+    this.checkSection('rule', s.ruleOffset, s.ruleCount, RULE_RECORD_SIZE, Header.ruleOffset);
+    this.checkSection('source', s.sourceOffset, s.sourceCount, SOURCE_RECORD_SIZE, Header.sourceOffset);
+    this.checkSection('ref', s.refOffset, s.refCount, 4, Header.refOffset);
+    this.checkSection('node', s.nodeOffset, s.nodeCount, NODE_RECORD_SIZE, Header.nodeOffset);
+    this.checkSection('bucket', s.bucketOffset, s.bucketCount, 4, Header.bucketOffset);
     if (s.bucketCount < 16 || (s.bucketCount & (s.bucketCount - 1)) !== 0)
       fail('bucket_count is not a power of two ≥ 16');
     if (s.bucketCount < 2 * s.nodeCount) fail('bucket_count is less than twice node_count');
@@ -568,6 +634,90 @@ export class RuleTable {
     if ((set.allowUnscoped & (1 << classCode)) !== 0) return true;
     const actorText = op.operation === Operation.Process ? op.parentExecutable : op.executable;
     return actorText !== undefined && this.hasScopedAllow(set, classCode, encoder.encode(actorText));
+  }
+
+  private readStrings(start: number, count: number): string[] {
+    const out: string[] = [];
+    for (let i = start; i < start + count; i++) out.push(this.getString(this.u32(this.s.refOffset + 4 * i)));
+    return out;
+  }
+
+  /** Every record of the table, decoded (the inverse of encodeRuleTable). */
+  toRecords(): RuleTableRecords {
+    const s = this.s;
+    const policies: RuleTableRecords['policies'] = [];
+    for (let p = 0; p < s.policyCount; p++) {
+      const at = s.policyOffset + p * POLICY_RECORD_SIZE;
+      const labels: RuleTableRecords['policies'][number]['labels'] = [];
+      const start = this.u32(at + PolicyField.labelStart);
+      for (let l = start; l < start + this.u32(at + PolicyField.labelCount); l++) {
+        const la = s.labelOffset + l * LABEL_RECORD_SIZE;
+        labels.push({
+          key: this.getString(this.u32(la + LabelField.key)),
+          value: this.getString(this.u32(la + LabelField.value)),
+          op: this.u8(la + LabelField.op),
+          group: this.view.getUint16(la + LabelField.group, true),
+        });
+      }
+      policies.push({
+        name: this.getString(this.u32(at + PolicyField.name)),
+        namespace: this.getString(this.u32(at + PolicyField.namespace)),
+        kind: this.u8(at + PolicyField.kind),
+        allowUnscoped: this.u8(at + PolicyField.allowUnscoped),
+        allowScoped: this.u8(at + PolicyField.allowScoped),
+        labels,
+        expressionGroups: this.u32(at + PolicyField.expressionGroups),
+        file: this.getString(this.u32(at + PolicyField.file)),
+        line: this.u32(at + PolicyField.line),
+      });
+    }
+    const rules: RuleTableRecords['rules'] = [];
+    for (let r = 0; r < s.ruleCount; r++) {
+      const at = s.ruleOffset + r * RULE_RECORD_SIZE;
+      const sources: SourceRecord[] = [];
+      const start = this.u32(at + RuleField.sourceStart);
+      for (let i = start; i < start + this.u32(at + RuleField.sourceCount); i++) {
+        const so = s.sourceOffset + i * SOURCE_RECORD_SIZE;
+        sources.push({
+          kind: this.u8(so + SourceField.kind),
+          value: this.getString(this.u32(so + SourceField.value)),
+          recursive: this.u8(so + SourceField.recursive) === 1,
+        });
+      }
+      rules.push({
+        policy: this.u32(at + RuleField.policy),
+        cls: this.u8(at + RuleField.cls),
+        matcher: this.u8(at + RuleField.matcher) as MatcherCode,
+        action: this.u8(at + RuleField.action),
+        flags: this.u8(at + RuleField.flags),
+        value: this.getString(this.u32(at + RuleField.value)),
+        depth: this.view.getUint16(at + RuleField.depth, true),
+        sources,
+        severity: this.u32(at + RuleField.severity),
+        message: this.getString(this.u32(at + RuleField.message)),
+        tags: this.readStrings(this.u32(at + RuleField.tagsStart), this.u32(at + RuleField.tagsCount)),
+        args: this.readStrings(this.u32(at + RuleField.argsStart), this.u32(at + RuleField.argsCount)),
+        file: this.getString(this.u32(at + RuleField.file)),
+        line: this.u32(at + RuleField.line),
+        column: this.u32(at + RuleField.column),
+        pointer: this.getString(this.u32(at + RuleField.pointer)),
+      });
+    }
+    const nodes: RuleTableRecords['nodes'] = [];
+    for (let n = 0; n < s.nodeCount; n++) {
+      const at = s.nodeOffset + n * NODE_RECORD_SIZE;
+      const list: number[] = [];
+      const start = this.u32(at + NodeField.refsStart);
+      for (let i = start; i < start + this.u32(at + NodeField.refsCount); i++)
+        list.push(this.u32(s.refOffset + 4 * i));
+      nodes.push({
+        cls: this.u8(at + NodeField.cls),
+        kind: this.u8(at + NodeField.kind) as NodeKindCode,
+        key: this.getString(this.u32(at + NodeField.key)),
+        rules: list,
+      });
+    }
+    return { policies, rules, nodes };
   }
 
   /** Every rule record decoded, in table (precedence) order: for dumps and debugging. */

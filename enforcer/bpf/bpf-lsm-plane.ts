@@ -196,7 +196,7 @@ export class BpfLsmPlane implements DataPlane {
     });
     // Always the inactive slot: the active one keeps deciding until the flip.
     const slot = this.activeSlot ^ 1;
-    const encoded = encodeState(state.table, slot, keyed);
+    const encoded = encodeState(state.table.records, slot, keyed);
     if (!encoded.ok) throw new BpfPlaneError(encoded.error.code, encoded.error.message);
     this.generations.set(state.generation, {
       workloads: keyed.map((k) => k.name),

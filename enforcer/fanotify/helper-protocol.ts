@@ -7,8 +7,13 @@ function letter(p: Posture): string {
   return p === 'block' ? 'b' : 'a';
 }
 
+/** What the STATE command carries: the helper loads the table's bytes (it needs no records). */
+export interface HelperState extends Omit<EnforcementState, 'table'> {
+  table: { readonly bytes: Uint8Array };
+}
+
 /** The full `STATE <n>\n<payload>` command. Throws on a workload key the protocol cannot carry (a bug). */
-export function encodeHelperState(state: EnforcementState): Uint8Array {
+export function encodeHelperState(state: HelperState): Uint8Array {
   const lines = [`generation ${state.generation}`];
   for (const w of state.workloads) {
     if (!KEY_PATTERN.test(w.anchor.key)) throw new Error(`workload key not encodable: ${w.anchor.key}`);
@@ -18,7 +23,7 @@ export function encodeHelperState(state: EnforcementState): Uint8Array {
     const policies = w.policies.length > 0 ? w.policies.join(',') : '-';
     lines.push(`workload ${w.anchor.key} ${w.anchor.host ? 1 : 0} ${w.anchor.pid} ${postures} ${policies}`);
   }
-  const head = Buffer.from(`${lines.join('\n')}\ntable ${state.table.byteLength}\n`, 'utf8');
-  const payload = Buffer.concat([head, Buffer.from(state.table)]);
+  const head = Buffer.from(`${lines.join('\n')}\ntable ${state.table.bytes.byteLength}\n`, 'utf8');
+  const payload = Buffer.concat([head, Buffer.from(state.table.bytes)]);
   return Buffer.concat([Buffer.from(`STATE ${payload.byteLength}\n`, 'utf8'), payload]);
 }

@@ -106,8 +106,8 @@ describe('node state', () => {
       a.fingerprint,
     );
     assert.deepEqual(
-      Buffer.from(buildNodeState(input, 3).state.table),
-      Buffer.from(a.state.table),
+      Buffer.from(buildNodeState(input, 3).state.table.bytes),
+      Buffer.from(a.state.table.bytes),
       'deterministic table bytes',
     );
   });

@@ -4,8 +4,17 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { decideOperation } from '../../../compiler/decide/decide.js';
 import type { Workload } from '../../../compiler/decide/decision-input.js';
-import { buildRuleTable } from '../../../compiler/rule-table/build-rule-table.js';
-import { readRuleTable, type RuleTable } from '../../../compiler/rule-table/read-rule-table.js';
+import {
+  buildRuleTable,
+  buildRuleTableImage,
+  createRuleTableRecords,
+  encodeRuleTable,
+} from '../../../compiler/rule-table/build-rule-table.js';
+import {
+  loadRuleTableImage,
+  readRuleTable,
+  type RuleTable,
+} from '../../../compiler/rule-table/read-rule-table.js';
 import { hashFnv1a64, hashNodeKey } from '../../../compiler/rule-table/rule-table-format.js';
 import {
   compileGlob,
@@ -108,6 +117,20 @@ describe('rule table', () => {
         assert.deepEqual(Buffer.from(a), Buffer.from(b));
       }),
       { numRuns: 100 },
+    );
+  });
+
+  it('decodes the records it encoded: records → bytes → records → the same bytes (fast-check)', () => {
+    fc.assert(
+      fc.property(arbRuleSet, (ruleSet) => {
+        const image = buildRuleTableImage(ruleSet);
+        assert.deepEqual(image.records, createRuleTableRecords(ruleSet));
+        const loaded = loadRuleTableImage(image.bytes);
+        if (!loaded.ok) assert.fail(loaded.error);
+        assert.deepEqual(loaded.image.records, image.records);
+        assert.deepEqual(Buffer.from(encodeRuleTable(loaded.image.records)), Buffer.from(image.bytes));
+      }),
+      { numRuns: 100, seed: 0x5eed10 },
     );
   });
 

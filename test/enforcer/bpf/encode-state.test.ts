@@ -1,7 +1,9 @@
 // Encoding one enforcement state into the BPF maps' entries: layouts match rtctl-maps.h, the index
-// lists come from the table, limits and bad tables are errors with a code.
+// lists come from the table's records, limits and bad tables are errors with a code.
 import assert from 'node:assert/strict';
-import { buildRuleTable } from '../../../compiler/rule-table/build-rule-table.js';
+import { buildRuleTableImage } from '../../../compiler/rule-table/build-rule-table.js';
+import { loadRuleTableImage } from '../../../compiler/rule-table/read-rule-table.js';
+import type { RuleTableRecords } from '../../../compiler/rule-table/rule-table-records.js';
 import { lowerDocuments } from '../../../compiler/lower/lower.js';
 import { lintTexts } from '../../../compiler/lint.js';
 import { encodeState, type KeyedWorkload } from '../../../enforcer/bpf/encode-state.js';
@@ -13,9 +15,9 @@ import {
 } from '../../../enforcer/bpf/map-layout.js';
 import { formatOpenFlags, getSyscallName } from '../../../enforcer/bpf/syscall-names.js';
 
-function tableOf(yaml: string): Uint8Array {
+function tableOf(yaml: string): RuleTableRecords {
   const lint = lintTexts([{ file: 'p.yaml', text: yaml }]);
-  return buildRuleTable(lowerDocuments(lint.documents));
+  return buildRuleTableImage(lowerDocuments(lint.documents)).records;
 }
 
 const POLICY = `apiVersion: security.runtime.com/v1
@@ -89,10 +91,11 @@ describe('BPF plane: state encoding', () => {
     assert.equal(key.readBigUInt64LE(8), 4026531840n);
   });
 
-  it('reports a bad table with BPF_TABLE_INVALID', () => {
-    const r = encodeState(new Uint8Array(16), 0, []);
+  it('never receives a bad table: loading its bytes refuses it first, with the reader code', () => {
+    // The encoder takes records; bytes reach a plane only through loadRuleTableImage, which validates.
+    const r = loadRuleTableImage(new Uint8Array(16));
     assert.equal(r.ok, false);
-    if (!r.ok) assert.equal(r.error.code, 'BPF_TABLE_INVALID');
+    if (!r.ok) assert.equal(r.code, 'RULE_TABLE_NOT_A_TABLE');
   });
 
   it('reports a glob beyond the automaton (63 tokens) with BPF_LIMIT', () => {

@@ -11,7 +11,7 @@ describe('fanotify helper protocol', () => {
     const bytes = Buffer.from(
       encodeHelperState({
         generation: 7,
-        table,
+        table: { bytes: table },
         workloads: [
           {
             anchor: { key: 'abc', host: false, pid: 42, cgroupPath: '' },
@@ -35,7 +35,7 @@ describe('fanotify helper protocol', () => {
     assert.throws(() =>
       encodeHelperState({
         generation: 1,
-        table,
+        table: { bytes: table },
         workloads: [
           { anchor: { key: 'a b\n', host: false, pid: 1, cgroupPath: '' }, policies: [], postures: posture },
         ],

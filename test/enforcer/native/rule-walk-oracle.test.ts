@@ -76,7 +76,7 @@ describe('fanotify helper lookup walk vs the decision oracle', function () {
         1,
       );
       const set = node.state.workloads[0]?.policies ?? [];
-      const table = node.state.table;
+      const table = node.state.table.bytes;
       chunks.push(Buffer.from(`table ${table.byteLength}\n`), Buffer.from(table));
       const names = orderRuleTable(ruleSet).policies.map((p) => p.name);
       for (const op of operations) {
@@ -137,7 +137,7 @@ describe('fanotify helper lookup walk vs the decision oracle', function () {
     const good = buildNodeState(
       { ruleSet: scenario.ruleSet, workloads: [], postures: new Map(), nodeLabels: {} },
       1,
-    ).state.table;
+    ).state.table.bytes;
     const chunks: Buffer[] = [];
     const query = Buffer.from(`Q 1 0 0 0 a 0 ${hex('/etc/passwd')} -\n`);
     let cases = 0;
@@ -197,7 +197,7 @@ describe('fanotify helper lookup walk vs the decision oracle', function () {
       ],
     };
     const table = buildNodeState({ ruleSet, workloads: [], postures: new Map(), nodeLabels: {} }, 1).state
-      .table;
+      .table.bytes;
     const path = `/${'a'.repeat(3000)}`;
     const r = spawnSync(helper, ['--decide'], {
       input: Buffer.concat([

@@ -137,7 +137,7 @@ describe('BPF-LSM: end-to-end cases with containerd containers', function () {
   /** Applies the given policies; the lp container gets `lpPosture`. */
   async function applyPolicies(texts: Record<string, string>, lpPosture: Postures): Promise<void> {
     ruleSet = compileRuleSet(texts);
-    const { bytes, table } = buildTable(ruleSet);
+    const { image, table } = buildTable(ruleSet);
     const workloads: WorkloadEnforcement[] = [];
     for (const c of [web, other, lp]) {
       const w = identities.get(c.id);
@@ -159,7 +159,7 @@ describe('BPF-LSM: end-to-end cases with containerd containers', function () {
       postures: AUDIT,
     });
     generation++;
-    await plane.apply({ generation, table: bytes, workloads });
+    await plane.apply({ generation, table: image, workloads });
   }
 
   function oracleAllows(

@@ -167,11 +167,11 @@ describe('BPF-LSM: differential test against the oracle', function () {
       const texts: Record<string, string> = {};
       c.policies.forEach((p, n) => (texts[`case-${i}-${n}.yaml`] = stringify(p)));
       const ruleSet = lowerRuleSet(texts);
-      const { bytes, table } = buildTable(ruleSet);
+      const { image, table } = buildTable(ruleSet);
       const generation = i + 1;
       await plane.apply({
         generation,
-        table: bytes,
+        table: image,
         workloads: [
           { anchor: ns.anchor, policies: selectPolicyIndices(table, WORKLOAD), postures: c.postures },
         ],

@@ -83,14 +83,14 @@ describe('BPF-LSM: exec and open decisions', function () {
     copyFileSync('/usr/bin/true', '/tmp/rt/bin/blocked-tool');
     copyFileSync('/usr/bin/true', '/tmp/rt/bin/allowed-tool');
     runInCgroup('/', 'chmod 755 /tmp/rt/bin/blocked-tool /tmp/rt/bin/allowed-tool');
-    const { bytes, table } = buildTable(compileRuleSet({ 'policy.yaml': POLICY }));
+    const { image, table } = buildTable(compileRuleSet({ 'policy.yaml': POLICY }));
     assert.equal(table.policyCount, 1);
     plane = await startPlane('exec-open');
     events = new EventCollector(plane);
     ns = createNamespaceWorkload('ns-demo');
     await plane.apply({
       generation: 1,
-      table: bytes,
+      table: image,
       workloads: [
         { anchor: ns.anchor, policies: [0], postures: AUDIT_POSTURES },
         { anchor: cg.anchor, policies: [0], postures: AUDIT_POSTURES },

@@ -8,8 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { compile } from '../../../../compiler/compile.js';
 import { lintTexts } from '../../../../compiler/lint.js';
 import { lowerDocuments } from '../../../../compiler/lower/lower.js';
-import { buildRuleTable } from '../../../../compiler/rule-table/build-rule-table.js';
+import { buildRuleTableImage } from '../../../../compiler/rule-table/build-rule-table.js';
 import { readRuleTable, type RuleTable } from '../../../../compiler/rule-table/read-rule-table.js';
+import type { RuleTableImage } from '../../../../compiler/rule-table/rule-table-records.js';
 import type { RuleSet } from '../../../../compiler/ir/rule-set.js';
 import type { Workload } from '../../../../compiler/decide/decision-input.js';
 import { BpfLsmPlane } from '../../../../enforcer/bpf/bpf-lsm-plane.js';
@@ -41,12 +42,12 @@ export function lowerRuleSet(texts: Record<string, string>): RuleSet {
   return lowerDocuments(lint.documents);
 }
 
-/** The binary table of a rule set and its reader. */
-export function buildTable(ruleSet: RuleSet): { bytes: Uint8Array; table: RuleTable } {
-  const bytes = buildRuleTable(ruleSet);
-  const read = readRuleTable(bytes);
+/** The table of a rule set (records and bytes) and a reader over its bytes. */
+export function buildTable(ruleSet: RuleSet): { image: RuleTableImage; table: RuleTable } {
+  const image = buildRuleTableImage(ruleSet);
+  const read = readRuleTable(image.bytes);
   if (!read.ok) throw new Error(`table does not read back: ${read.error}`);
-  return { bytes, table: read.table };
+  return { image, table: read.table };
 }
 
 /** Indices of the policies of `table` selecting `workload`. */

@@ -68,13 +68,13 @@ describe('BPF-LSM: network and capabilities decisions', function () {
 
   before(async () => {
     ruleSet = compileRuleSet({ 'net.yaml': POLICY });
-    const { bytes } = buildTable(ruleSet);
+    const { image } = buildTable(ruleSet);
     plane = await startPlane('net');
     events = new EventCollector(plane);
     ns = createNamespaceWorkload('net');
     await plane.apply({
       generation: 1,
-      table: bytes,
+      table: image,
       workloads: [{ anchor: ns.anchor, policies: [0], postures: AUDIT_POSTURES }],
     });
     writeFileSync('/tmp/chown-target', 'x');

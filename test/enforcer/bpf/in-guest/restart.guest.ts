@@ -55,7 +55,7 @@ describe('BPF-LSM: enforcement survives the enforcer and the loader', function (
   });
 
   it('lets zero runs of the blocked binary through while the enforcer and the loader are killed and restarted', async () => {
-    const { bytes } = buildTable(compileRuleSet({ 'restart.yaml': POLICY }));
+    const { image } = buildTable(compileRuleSet({ 'restart.yaml': POLICY }));
     const workloads = [{ anchor: ns.anchor, policies: [0], postures: AUDIT_POSTURES }];
     // 1. A separate enforcer process applies the state.
     const enforcer = spawn(
@@ -68,7 +68,7 @@ describe('BPF-LSM: enforcement survives the enforcer and the loader', function (
         loaderPath,
         pinDir,
         generation: 1,
-        table: Buffer.from(bytes).toString('base64'),
+        table: Buffer.from(image.bytes).toString('base64'),
         workloads,
       }),
     );
@@ -112,7 +112,7 @@ describe('BPF-LSM: enforcement survives the enforcer and the loader', function (
     assert.deepEqual(kept.workloads, ['restart']);
     // Updates in place while the loop runs: each writes the inactive slot, then flips one word.
     for (let generation = 2; generation <= 6; generation++)
-      await plane.apply({ generation, table: bytes, workloads });
+      await plane.apply({ generation, table: image, workloads });
     assert.equal((await plane.enforced()).generation, 6);
     await delay(1000);
     writeFileSync('/tmp/rs/stop', '');

@@ -1,0 +1,88 @@
+// The rule table as records (docs/rule-table.md): what the builder decides and the encoder lays out as bytes,
+// and what a consumer that needs structure (the BPF map encoder) walks. Records refer to each other by index
+// and hold strings as strings; the bytes add only the string table, the reference array and the hash buckets.
+import type { MatcherCode, NodeKind } from './rule-table-format.js';
+
+/** A selector label record. */
+export interface LabelRecord {
+  key: string;
+  value: string;
+  /** LabelOp code. */
+  op: number;
+  /** Expression group (0 for equality records). */
+  group: number;
+}
+
+/** A policy record. */
+export interface PolicyRecord {
+  name: string;
+  namespace: string;
+  /** POLICY_KIND_CODES value: 0 RuntimePolicy, 1 RuntimeHostPolicy. */
+  kind: number;
+  /** Bit `c`: an Allow rule of class `c` without fromSource. */
+  allowUnscoped: number;
+  /** Bit `c`: an Allow rule of class `c` with fromSource (informational). */
+  allowScoped: number;
+  labels: LabelRecord[];
+  expressionGroups: number;
+  file: string;
+  line: number;
+}
+
+/** A fromSource record. */
+export interface SourceRecord {
+  /** SourceCode value. */
+  kind: number;
+  /** Executable path, or directory ending in `/`. */
+  value: string;
+  recursive: boolean;
+}
+
+/** A rule record; its index in `rules` is its precedence (lower wins). */
+export interface RuleRecord {
+  /** Index into `policies`. */
+  policy: number;
+  /** Operation class code. */
+  cls: number;
+  matcher: MatcherCode;
+  /** Action code. */
+  action: number;
+  /** RuleFlag bits. */
+  flags: number;
+  value: string;
+  depth: number;
+  sources: SourceRecord[];
+  severity: number;
+  message: string;
+  tags: string[];
+  args: string[];
+  file: string;
+  line: number;
+  column: number;
+  pointer: string;
+}
+
+/** An index node: the rules listed under `(class, kind, key)`, ascending. */
+export interface NodeRecord {
+  cls: number;
+  kind: NodeKind;
+  key: string;
+  rules: number[];
+}
+
+/** Every record of one table, in table order. */
+export interface RuleTableRecords {
+  policies: PolicyRecord[];
+  rules: RuleRecord[];
+  /** Sorted by (class, kind, key bytes). */
+  nodes: NodeRecord[];
+}
+
+/**
+ * One rule table in both forms the data planes take: its records (for consumers that need structure) and
+ * their encoding (for consumers that load bytes, such as the fanotify helper). Both describe the same table.
+ */
+export interface RuleTableImage {
+  readonly records: RuleTableRecords;
+  readonly bytes: Uint8Array;
+}
