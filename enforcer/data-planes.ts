@@ -3,11 +3,10 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { DataPlane } from './data-plane.js';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { BpfLsmPlane } from './bpf/bpf-lsm-plane.js';
+import { ConfigError } from './config.js';
 import { createFanotifyPlane } from './fanotify/fanotify-plane.js';
-import { buildNativeTools, findNativeDir } from './io/native-tools.js';
+import { NativeArtifact, locateNativeArtifact } from './io/native-tools.js';
 
 /** What a data plane factory gets. */
 export interface DataPlaneContext {
@@ -26,18 +25,26 @@ export interface DataPlaneFactory {
   create(context: DataPlaneContext): Promise<DataPlane>;
 }
 
+/** The path of a prebuilt artifact a plane needs; a missing one is a usage error naming the build step. */
+function requireArtifact(artifact: NativeArtifact, plane: string): string {
+  const found = locateNativeArtifact(artifact);
+  if (!found.ok) throw new ConfigError(`the ${plane} data plane cannot start: ${found.error}`);
+  return found.path;
+}
+
 const fanotify: DataPlaneFactory = {
   name: 'fanotify',
   description: 'fanotify permission events decided by a native helper (denials return EPERM)',
   probe: 'fanotify',
-  async create({ stateDir, logger }) {
-    const tools = await buildNativeTools();
-    return createFanotifyPlane({
-      helperPath: tools.fanotifyHelper,
-      socketPath: join(stateDir, 'fanotify.sock'),
-      helperLogPath: join(stateDir, 'fanotify-helper.log'),
-      logger,
-    });
+  create({ stateDir, logger }) {
+    return Promise.resolve(
+      createFanotifyPlane({
+        helperPath: requireArtifact(NativeArtifact.fanotifyHelper, 'fanotify'),
+        socketPath: join(stateDir, 'fanotify.sock'),
+        helperLogPath: join(stateDir, 'fanotify-helper.log'),
+        logger,
+      }),
+    );
   },
 };
 
@@ -46,11 +53,10 @@ const bpfLsm: DataPlaneFactory = {
   description:
     'BPF programs on LSM hooks deciding in the kernel (denials return EACCES); state pinned under /sys/fs/bpf',
   probe: 'bpf-lsm',
-  async create() {
-    // enforcer/bpf sits beside enforcer/native; its build script is idempotent.
-    const bpfDir = join(findNativeDir(), '..', 'bpf');
-    await promisify(execFile)('sh', [join(bpfDir, 'build.sh')]);
-    return new BpfLsmPlane({ loaderPath: join(bpfDir, 'out', 'rtctl-bpf-loader') });
+  create() {
+    return Promise.resolve(
+      new BpfLsmPlane({ loaderPath: requireArtifact(NativeArtifact.bpfLoader, 'bpf-lsm') }),
+    );
   },
 };
 

@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { buildNativeTools } from './io/native-tools.js';
+import { NativeArtifact, locateNativeArtifact } from './io/native-tools.js';
 
 const run = promisify(execFile);
 
@@ -58,13 +58,8 @@ function parseJson(text: string): Record<string, unknown> {
 /** Runs every check. */
 export async function probeKernel(): Promise<ProbeReport> {
   const checks: ProbeCheck[] = [];
-  let tools: { fanotifyHelper: string; bpfLsmProbe: string } | undefined;
-  let buildError = '';
-  try {
-    tools = await buildNativeTools();
-  } catch (err) {
-    buildError = err instanceof Error ? err.message : String(err);
-  }
+  const bpfLsmProbe = locateNativeArtifact(NativeArtifact.bpfLsmProbe);
+  const fanotifyHelper = locateNativeArtifact(NativeArtifact.fanotifyHelper);
 
   // BTF: the kernel's type information, which CO-RE programs need.
   const btf = (() => {
@@ -84,8 +79,8 @@ export async function probeKernel(): Promise<ProbeReport> {
   });
 
   // BPF-LSM: load and attach a trivial LSM program.
-  if (tools) {
-    const r = await runTool(tools.bpfLsmProbe);
+  if (bpfLsmProbe.ok) {
+    const r = await runTool(bpfLsmProbe.path);
     const j = parseJson(r.stdout);
     checks.push({
       name: 'bpf-lsm',
@@ -93,12 +88,12 @@ export async function probeKernel(): Promise<ProbeReport> {
       detail: typeof j['reason'] === 'string' ? j['reason'] : r.stdout.trim(),
     });
   } else {
-    checks.push({ name: 'bpf-lsm', supported: false, detail: `native probe not built: ${buildError}` });
+    checks.push({ name: 'bpf-lsm', supported: false, detail: `native probe missing: ${bpfLsmProbe.error}` });
   }
 
   // fanotify permission events: init a content-class group and mark a mount for FAN_OPEN_EXEC_PERM.
-  if (tools) {
-    const r = await runTool(tools.fanotifyHelper, ['--probe']);
+  if (fanotifyHelper.ok) {
+    const r = await runTool(fanotifyHelper.path, ['--probe']);
     const j = parseJson(r.stdout);
     checks.push({
       name: 'fanotify',
@@ -106,7 +101,11 @@ export async function probeKernel(): Promise<ProbeReport> {
       detail: typeof j['reason'] === 'string' ? j['reason'] : r.stdout.trim(),
     });
   } else {
-    checks.push({ name: 'fanotify', supported: false, detail: `native helper not built: ${buildError}` });
+    checks.push({
+      name: 'fanotify',
+      supported: false,
+      detail: `native helper missing: ${fanotifyHelper.error}`,
+    });
   }
 
   // AppArmor: enabled in the kernel and its securityfs interface present, with a parser to load profiles.

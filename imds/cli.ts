@@ -96,7 +96,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const config = await readConfig(flags);
   if (config === undefined) return;
   const logger: Logger = pino({ level: flags.logLevel, base: { component: 'imds' } }, pino.destination(2));
-  const ttl = loadSocketTtl({ build: true });
+  const ttl = loadSocketTtl();
   if (!ttl.ok)
     logger.error(
       { err: ttl.error },

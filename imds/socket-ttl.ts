@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
-import { buildIpTtlAddon, locateAddon } from './native/build-addon.js';
+import { locateAddon } from './native/build-addon.js';
 
 /** Sets and reads the TTL of connected sockets. */
 export interface SocketTtl {
@@ -57,19 +57,13 @@ export function createSocketTtl(addon: IpTtlAddon): SocketTtl {
 }
 
 /**
- * Loads the addon, building it from source first when `build` is true and no build exists.
+ * Loads the prebuilt addon (`npm run build:native` builds it; nothing is compiled at run time).
  * Returns the SocketTtl or the reason it is unavailable.
  */
-export function loadSocketTtl(options: {
-  build: boolean;
-}): { ok: true; ttl: SocketTtl } | { ok: false; error: string } {
-  let file = locateAddon();
-  if (options.build || !existsSync(file)) {
-    if (!options.build) return { ok: false, error: `ip-ttl addon not built (${file})` };
-    const built = buildIpTtlAddon();
-    if (!built.ok) return { ok: false, error: built.error };
-    file = built.path;
-  }
+export function loadSocketTtl(): { ok: true; ttl: SocketTtl } | { ok: false; error: string } {
+  const file = locateAddon();
+  if (!existsSync(file))
+    return { ok: false, error: `ip-ttl addon not built (${file}); run \`npm run build:native\`` };
   try {
     const loaded: unknown = createRequire(import.meta.url)(file);
     if (!isIpTtlAddon(loaded)) return { ok: false, error: `${file} does not export setTtl/getTtl` };

@@ -85,7 +85,7 @@ async function main(): Promise<void> {
 
   // Alternating rounds (machine noise is large under TCG): the loops with no programs attached, then
   // with the plane loaded and 1 000 rules applied to the workload; medians are compared.
-  const loaderPath = path.join(repoRoot, 'enforcer/bpf/out/rtctl-bpf-loader');
+  const loaderPath = path.join(repoRoot, 'dist/native/bpf/rtctl-bpf-loader');
   const pinDir = `/sys/fs/bpf/rtctl-bench-${process.pid}`;
   const table1000 = tableOf(1000, '');
   const base = { opens: [] as number[], execs: [] as number[] };

@@ -1,4 +1,4 @@
-// BPF-LSM benchmark (host entry): builds the programs, boots the test guest once and runs
+// BPF-LSM benchmark (host entry): builds the native artifacts, boots the test guest once and runs
 // bench/enforcer/bpf-in-guest.ts inside it; prints its JSON result with the guest's boot time.
 //   node --import tsx bench/enforcer/bpf-lsm.ts
 import { execFileSync } from 'node:child_process';
@@ -7,7 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { runInGuest } from '../../test/guest/guest-vm.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-execFileSync(path.join(repoRoot, 'enforcer/bpf/build.sh'), { stdio: ['ignore', 'ignore', 'inherit'] });
+execFileSync('npm', ['run', '--silent', 'build:native'], {
+  cwd: repoRoot,
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 const result = await runInGuest({
   repoRoot,
   command: 'node --import tsx bench/enforcer/bpf-in-guest.ts',

@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import { lintTexts } from '../../compiler/lint.js';
 import type { DataPlane } from '../../enforcer/data-plane.js';
 import { createFanotifyPlane } from '../../enforcer/fanotify/fanotify-plane.js';
-import { buildNativeTools } from '../../enforcer/io/native-tools.js';
+import { NativeArtifact, locateNativeArtifact } from '../../enforcer/io/native-tools.js';
 import { buildNodeState } from '../../enforcer/node-state.js';
 import { describeContainer } from '../../enforcer/workload.js';
 import {
@@ -91,10 +91,11 @@ async function main(): Promise<void> {
     // 1 000 rules selecting the container, none matching the loops: every open and exec is decided.
     // Baseline and enforced runs alternate (the helper enforcing nothing vs the 1 000-rule state), best of
     // ROUNDS each, so that load from elsewhere on the machine hits both alike.
-    const tools = await buildNativeTools();
+    const helper = locateNativeArtifact(NativeArtifact.fanotifyHelper);
+    if (!helper.ok) throw new Error(helper.error);
     const socket = join(work, 'fan.sock');
     plane = createFanotifyPlane({
-      helperPath: tools.fanotifyHelper,
+      helperPath: helper.path,
       socketPath: socket,
       helperLogPath: join(work, 'helper.log'),
       logger,

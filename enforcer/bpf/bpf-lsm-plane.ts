@@ -20,7 +20,7 @@ import { formatOpenFlags, getSyscallName } from './syscall-names.js';
 
 /** Where the loader lives and where it pins. */
 export interface BpfLsmPlaneOptions {
-  /** Path of the built loader (enforcer/bpf/out/rtctl-bpf-loader). */
+  /** Path of the prebuilt loader (dist/native/bpf/rtctl-bpf-loader). */
   loaderPath: string;
   /** Pin directory under bpffs (default /sys/fs/bpf/rtctl). */
   pinDir?: string;

@@ -12,7 +12,7 @@ export interface BpfLsmProbe {
   reason: string;
 }
 
-/** Runs the trial with the built loader (enforcer/bpf/out/rtctl-bpf-loader); needs root. */
+/** Runs the trial with the built loader (dist/native/bpf/rtctl-bpf-loader); needs root. */
 export function probeBpfLsm(loaderPath: string): BpfLsmProbe {
   const r = spawnSync(loaderPath, ['--probe'], { encoding: 'utf8', timeout: 60_000 });
   if (r.error !== undefined) return { supported: false, stage: 'spawn', reason: r.error.message };

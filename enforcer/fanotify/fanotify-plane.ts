@@ -19,7 +19,7 @@ import { encodeHelperState } from './helper-protocol.js';
 
 /** Options of the fanotify data plane. */
 export interface FanotifyPlaneOptions {
-  /** Path of the built helper binary (enforcer/native/build.sh prints it). */
+  /** Path of the prebuilt helper (dist/native/rtctl-fanotify; enforcer/io/native-tools.ts finds it). */
   helperPath: string;
   /** Unix socket of the helper; one helper per node. */
   socketPath: string;
@@ -228,6 +228,10 @@ export function createFanotifyPlane(options: FanotifyPlaneOptions): DataPlane {
         if (line.length === 0) continue;
         if (line.includes('"t":"dropped"')) {
           logger.warn({ line }, 'fanotify helper dropped events');
+          continue;
+        }
+        if (line.startsWith('{"t":"error"')) {
+          logger.error({ line }, 'fanotify helper refused a command on the event stream');
           continue;
         }
         try {

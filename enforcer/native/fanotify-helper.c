@@ -783,6 +783,29 @@ static void send_status(struct client *c) {
   free(b.p);
 }
 
+static void send_error(struct client *c, const char *message) {
+  struct sbuf b = {0};
+  sb_add(&b, "{\"t\":\"error\",\"message\":", 23);
+  sb_json_str(&b, message);
+  sb_add(&b, "}\n", 2);
+  client_send(c, b.p, b.len);
+  free(b.p);
+}
+
+/* A decimal sequence number: digits only, no sign, no overflow. */
+static int parse_seq(const char *s, uint64_t *out) {
+  if (*s == 0) return -1;
+  uint64_t v = 0;
+  for (; *s; s++) {
+    if (*s < '0' || *s > '9') return -1;
+    uint64_t d = (uint64_t)(*s - '0');
+    if (v > (UINT64_MAX - d) / 10) return -1;
+    v = v * 10 + d;
+  }
+  *out = v;
+  return 0;
+}
+
 /* Handles complete commands in the input buffer. */
 static void client_input(struct client *c) {
   for (;;) {
@@ -816,11 +839,19 @@ static void client_input(struct client *c) {
       c->events = 1;
       ring_tail = ring_acked;
     } else if (strncmp(cmd, "ACK ", 4) == 0) {
-      ring_ack(strtoull(cmd + 4, NULL, 10));
+      uint64_t seq;
+      if (parse_seq(cmd + 4, &seq) != 0 || seq > ev_seq ||
+          (seq > ev_acked_seq && ev_end[seq % EV_SLOTS] > ring_tail)) {
+        /* `ACK -1`, `ACK x`, or an event not (wholly) sent yet: acknowledging it could discard events no one
+         * has handled. Refuse it; the events stay kept. */
+        send_error(c, "ACK takes the sequence number of an event sent on this stream");
+      } else {
+        ring_ack(seq);
+      }
     } else if (strcmp(cmd, "STOP") == 0) {
       stop_requested = 1;
     } else {
-      client_send(c, "{\"t\":\"error\",\"message\":\"unknown command\"}\n", 43);
+      send_error(c, "unknown command");
     }
     memmove(c->in, c->in + consumed, c->in_len - consumed);
     c->in_len -= consumed;
@@ -849,25 +880,64 @@ static void client_read(struct client *c) {
   client_input(c);
 }
 
-static void client_write(struct client *c) {
-  if (c->out_len > 0) {
+/* The event stream is a sequence of whole lines. Only one event connection exists, and ring_tail is where it
+ * stands in the ring; every event starts right after the previous one's '\n' (JSON escapes every control
+ * byte), so the stream is at a line boundary exactly when the byte before ring_tail is '\n' (or nothing was
+ * sent since the last acknowledged event). Anything else sent on that connection (dropped notices, error
+ * replies) waits for a boundary, so it can never land inside an event whose write was cut short. */
+static int ring_at_line_boundary(void) {
+  return ring_tail == ring_acked || ring_tail == ring_head || ring[(ring_tail - 1) % RING_SIZE] == '\n';
+}
+
+/* Writes c->out; returns 1 when it is empty afterwards, 0 when the socket is full, -1 when closed. */
+static int flush_out(struct client *c) {
+  while (c->out_len > 0) {
     ssize_t n = write(c->fd, c->out, c->out_len);
     if (n < 0) {
-      if (errno != EAGAIN && errno != EINTR) client_close(c);
-      return;
+      if (errno == EAGAIN || errno == EINTR) return 0;
+      client_close(c);
+      return -1;
     }
     memmove(c->out, c->out + n, c->out_len - (size_t)n);
     c->out_len -= (size_t)n;
-    if (c->out_len > 0) return;
   }
-  if (c->events && n_dropped != last_dropped_sent) {
-    char line[96];
-    int l = snprintf(line, sizeof line, "{\"t\":\"dropped\",\"dropped\":%" PRIu64 "}\n", n_dropped);
-    last_dropped_sent = n_dropped;
-    client_send(c, line, (size_t)l);
+  return 1;
+}
+
+static void client_write(struct client *c) {
+  if (!c->events) {
+    flush_out(c);
     return;
   }
-  while (c->events && ring_tail < ring_head) {
+  for (;;) {
+    /* Mid-line: finish the event line first (c->out holds only whole lines, queued at a boundary). */
+    if (!ring_at_line_boundary()) {
+      size_t off = ring_tail % RING_SIZE;
+      size_t n = ring_head - ring_tail;
+      if (n > RING_SIZE - off) n = RING_SIZE - off;
+      /* Up to the end of the current line only, so the boundary is reached before anything else is sent. */
+      const char *nl = memchr(ring + off, '\n', n);
+      if (nl != NULL) n = (size_t)(nl - (ring + off)) + 1;
+      ssize_t w = write(c->fd, ring + off, n);
+      if (w < 0) {
+        if (errno != EAGAIN && errno != EINTR) client_close(c);
+        return;
+      }
+      ring_tail += (uint64_t)w;
+      continue;
+    }
+    if (c->out_len > 0) {
+      if (flush_out(c) <= 0) return;
+      continue;
+    }
+    if (n_dropped != last_dropped_sent) {
+      char line[96];
+      int l = snprintf(line, sizeof line, "{\"t\":\"dropped\",\"dropped\":%" PRIu64 "}\n", n_dropped);
+      last_dropped_sent = n_dropped;
+      client_send(c, line, (size_t)l);
+      continue;
+    }
+    if (ring_tail >= ring_head) return;
     size_t off = ring_tail % RING_SIZE;
     size_t n = ring_head - ring_tail;
     if (n > RING_SIZE - off) n = RING_SIZE - off;
@@ -877,7 +947,7 @@ static void client_write(struct client *c) {
       return;
     }
     ring_tail += (uint64_t)w;
-    if ((size_t)w < n) return;
+    if ((size_t)w < n) return; /* the socket is full; POLLOUT brings us back */
   }
 }
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'mocha';
-import { buildIpTtlAddon } from '../../imds/native/build-addon.js';
+import { loadSocketTtl } from '../../imds/socket-ttl.js';
 import { hasCommand, isRoot, requirePrereqs } from '../support/prereq.js';
 
 const execFileAsync = promisify(execFile);
@@ -189,7 +189,7 @@ describe('imds hop limit across a routed hop (network namespaces: server, router
   let dir: string | undefined;
 
   before(async function () {
-    const addon = isRoot() ? buildIpTtlAddon() : { ok: false as const, error: 'not root' };
+    const addon = isRoot() ? loadSocketTtl() : { ok: false as const, error: 'not root' };
     requirePrereqs(this, [
       [isRoot(), 'network namespaces need root'],
       [hasCommand('ip'), 'iproute2 (ip) is not installed'],

@@ -112,7 +112,7 @@ describe('imds metadata service: behavior by option setting (seed table)', () =>
   describe('hop-limit rows (socket TTL read back from the kernel; the routed hop itself is in hop-limit-netns.test.ts)', () => {
     let real: SocketTtl | undefined;
     before(function () {
-      const loaded = loadSocketTtl({ build: true });
+      const loaded = loadSocketTtl();
       requirePrereqs(this, [
         [loaded.ok, `ip-ttl addon (needs cc and the Node headers): ${loaded.ok ? '' : loaded.error}`],
       ]);

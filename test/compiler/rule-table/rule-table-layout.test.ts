@@ -124,9 +124,13 @@ function runProbe(): Record<string, string> {
     ].join('\n');
     writeFileSync(join(work, 'probe.c'), source);
     const exe = join(work, 'probe');
-    execFileSync('cc', ['-std=c11', '-Wall', '-Werror', `-I${LAYOUT_DIR}`, '-o', exe, join(work, 'probe.c')], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    execFileSync(
+      'cc',
+      ['-std=c11', '-Wall', '-Werror', `-I${LAYOUT_DIR}`, '-o', exe, join(work, 'probe.c')],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     return JSON.parse(execFileSync(exe, { encoding: 'utf8' })) as Record<string, string>;
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -162,7 +166,9 @@ describe('rule table layout: the C header and the TypeScript constants agree', f
     ];
     for (const [name, size] of sizes) assert.equal(num(`size.${name}`), size, name);
     const structs = ['header', 'policy', 'label', 'rule', 'source', 'node'];
-    structs.forEach((s, i) => assert.equal(num(`sizeof.${s}`), sizes[i]?.[1], `sizeof(struct rt_table_${s})`));
+    structs.forEach((s, i) =>
+      assert.equal(num(`sizeof.${s}`), sizes[i]?.[1], `sizeof(struct rt_table_${s})`),
+    );
     assert.equal(num('minBuckets'), MIN_BUCKETS);
     assert.equal(num('sectionAlign'), SECTION_ALIGN);
     assert.equal(num('magicSize'), MAGIC.length);
@@ -202,7 +208,8 @@ describe('rule table layout: the C header and the TypeScript constants agree', f
       pts: 'PTS',
       hasArgs: 'ARGS',
     };
-    for (const [name, bit] of Object.entries(RuleFlag)) assert.equal(num(`flag.${flagNames[name]}`), bit, name);
+    for (const [name, bit] of Object.entries(RuleFlag))
+      assert.equal(num(`flag.${flagNames[name]}`), bit, name);
     assert.equal(num('label.op.EQUALS'), LabelOp.equals);
     assert.equal(num('label.op.IN'), LabelOp.in);
     assert.equal(num('label.op.NOT_IN'), LabelOp.notIn);

@@ -24,22 +24,8 @@ import {
 } from '../../../compiler/rule-table/match-glob-bytes.js';
 import { matchesGlob } from '../../../compiler/decide/path-match.js';
 import { RULES_BACKEND } from '../../../compiler/backends/rules/rules-backend.js';
-import {
-  arbOperation,
-  arbPath,
-  arbPattern,
-  arbRuleSet,
-  arbScenario,
-} from '../decide/arbitrary-rule-set.js';
-import {
-  Action,
-  Operation,
-  dir,
-  makePodPolicy,
-  path,
-  pattern,
-  srcPath,
-} from '../decide/rule-set-builder.js';
+import { arbOperation, arbPath, arbPattern, arbRuleSet, arbScenario } from '../decide/arbitrary-rule-set.js';
+import { Action, Operation, dir, makePodPolicy, path, pattern, srcPath } from '../decide/rule-set-builder.js';
 
 const encoder = new TextEncoder();
 

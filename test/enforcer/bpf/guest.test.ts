@@ -3,11 +3,11 @@
 // with the host's root shared read-only. Each in-guest test result becomes one `it` here, so the
 // host's mocha run counts them; a guest that fails to boot or to report fails this suite.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Mocha from 'mocha';
+import { NativeArtifact, requireNativeArtifact } from '../../support/native.js';
 import { hasCommand, isRoot, requirePrereqs } from '../../support/prereq.js';
 import { quoteShell, runInGuest, type GuestResult } from '../../guest/guest-vm.js';
 
@@ -55,11 +55,9 @@ describe('BPF-LSM data plane inside a guest kernel (qemu TCG, Debian 6.1)', func
       [hasCommand('qemu-system-x86_64'), 'qemu-system-x86_64 (Debian qemu-system-x86)'],
       [hasCommand('busybox'), 'busybox (Debian busybox-static)'],
       [hasCommand('cpio'), 'cpio'],
-      [hasCommand('clang'), 'clang (builds the BPF programs)'],
-      [hasCommand('bpftool'), 'bpftool (skeletons)'],
     ]);
-    // The guest sees the repository read-only: build the programs and the loader here first.
-    execFileSync(path.join(repoRoot, 'enforcer', 'bpf', 'build.sh'), { stdio: ['ignore', 'ignore', 'pipe'] });
+    // The guest sees the repository read-only and runs the loader `npm run build:native` built here.
+    requireNativeArtifact(this, NativeArtifact.bpfLoader);
     const files = selectGuestFiles();
     const command = [
       'node --import tsx node_modules/mocha/bin/mocha.js --no-config --exit --timeout 300000',

@@ -2,26 +2,20 @@
 // and the errno (this machine's kernel lists bpf among its LSMs and refuses LSM programs). The guest
 // run (in-guest/probe.guest.ts) checks the supported case.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { probeBpfLsm } from '../../../enforcer/bpf/probe-bpf-lsm.js';
-import { hasCommand, isRoot, requirePrereqs } from '../../support/prereq.js';
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+import { NativeArtifact, requireNativeArtifact } from '../../support/native.js';
+import { isRoot, requirePrereqs } from '../../support/prereq.js';
 
 describe('BPF-LSM probe on the host kernel', function () {
   this.timeout(120_000);
+  let loader = '';
   before(function () {
-    requirePrereqs(this, [
-      [isRoot(), 'root'],
-      [hasCommand('clang') && hasCommand('bpftool'), 'clang and bpftool build the programs'],
-    ]);
-    execFileSync(path.join(repoRoot, 'enforcer/bpf/build.sh'), { stdio: ['ignore', 'ignore', 'pipe'] });
+    requirePrereqs(this, [[isRoot(), 'root']]);
+    loader = requireNativeArtifact(this, NativeArtifact.bpfLoader);
   });
 
   it('gives a verdict, with the stage and errno when refused', () => {
-    const verdict = probeBpfLsm(path.join(repoRoot, 'enforcer/bpf/out/rtctl-bpf-loader'));
+    const verdict = probeBpfLsm(loader);
     assert.notEqual(verdict.reason, '');
     if (!verdict.supported) {
       assert.ok(verdict.stage === 'load' || verdict.stage === 'attach', JSON.stringify(verdict));

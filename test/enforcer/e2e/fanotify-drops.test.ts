@@ -2,7 +2,6 @@
 // every audited open is either kept for the next reader or counted as dropped, never lost silently; what
 // was kept is delivered once a reader connects, and acknowledged events are not sent again.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import type { DataPlane, DataPlaneEvent } from '../../../enforcer/data-plane.js'
 import { createFanotifyPlane } from '../../../enforcer/fanotify/fanotify-plane.js';
 import { buildNodeState } from '../../../enforcer/node-state.js';
 import { describeContainer } from '../../../enforcer/workload.js';
+import { NativeArtifact, requireNativeArtifact } from '../../support/native.js';
 import { requirePrereqs } from '../../support/prereq.js';
 import {
   containerdPrereqs,
@@ -20,7 +20,7 @@ import {
   type Containerd,
   type TestContainer,
 } from '../support/containerd.js';
-import { REPO_ROOT, stopHelper } from '../support/enforcer-process.js';
+import { stopHelper } from '../support/enforcer-process.js';
 
 const AUDIT = `apiVersion: security.runtime.com/v1
 kind: RuntimePolicy
@@ -43,11 +43,13 @@ describe('fanotify plane loss accounting on a real container', function () {
   let container: TestContainer | undefined;
   let work = '';
   let socket = '';
+  let helperPath = '';
   const logger = pino({ level: 'silent' });
 
   before(async function () {
     this.timeout(120000);
     requirePrereqs(this, containerdPrereqs());
+    helperPath = requireNativeArtifact(this, NativeArtifact.fanotifyHelper);
     work = mkdtempSync(join(tmpdir(), 'rtctl-drops-'));
     socket = join(work, 'fan.sock');
     cd = await startContainerd();
@@ -67,9 +69,6 @@ describe('fanotify plane loss accounting on a real container', function () {
   });
 
   function plane(): DataPlane {
-    const helperPath = execFileSync('sh', [join(REPO_ROOT, 'enforcer/native/build.sh')], {
-      encoding: 'utf8',
-    }).trim();
     return createFanotifyPlane({
       helperPath,
       socketPath: socket,

@@ -2,7 +2,7 @@
 // --decide`) against the decision oracle (compiler/decide) on generated rule sets, workloads and operations,
 // with the policy sets computed the way the enforcer computes them (enforcer/node-state.ts).
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { orderRuleTable } from '../../../compiler/rule-table/build-rule-table.js';
 import { decideOperation } from '../../../compiler/decide/decide.js';
@@ -11,10 +11,8 @@ import type { OperationRequest, Postures } from '../../../compiler/decide/decisi
 import { Operation, type RuleSet } from '../../../compiler/ir/rule-set.js';
 import { buildNodeState } from '../../../enforcer/node-state.js';
 import { describeContainer, describeHost } from '../../../enforcer/workload.js';
-import { hasCommand } from '../../support/prereq.js';
-import { requirePrereqs } from '../../support/prereq.js';
+import { NativeArtifact, requireNativeArtifact } from '../../support/native.js';
 import { arbScenario } from '../../compiler/decide/arbitrary-rule-set.js';
-import { REPO_ROOT } from '../support/enforcer-process.js';
 
 const CLASS: Record<Operation, number> = { Process: 0, File: 1, Network: 2, Capabilities: 3 };
 
@@ -44,8 +42,7 @@ describe('fanotify helper lookup walk vs the decision oracle', function () {
   let helper = '';
 
   before(function () {
-    requirePrereqs(this, [[hasCommand('cc'), 'a C compiler is needed to build the helper']]);
-    helper = execFileSync('sh', [`${REPO_ROOT}/enforcer/native/build.sh`], { encoding: 'utf8' }).trim();
+    helper = requireNativeArtifact(this, NativeArtifact.fanotifyHelper);
   });
 
   it('decides like the oracle on 800 generated scenarios (fast-check, fixed seed)', () => {

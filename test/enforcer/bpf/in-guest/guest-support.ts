@@ -17,7 +17,7 @@ import { BpfLsmPlane } from '../../../../enforcer/bpf/bpf-lsm-plane.js';
 import type { DataPlaneEvent, Postures, WorkloadAnchor } from '../../../../enforcer/data-plane.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
-export const loaderPath = path.join(repoRoot, 'enforcer', 'bpf', 'out', 'rtctl-bpf-loader');
+export const loaderPath = path.join(repoRoot, 'dist', 'native', 'bpf', 'rtctl-bpf-loader');
 
 /** Compiles policy YAML texts to a RuleSet, failing on any error diagnostic. */
 export function compileRuleSet(texts: Record<string, string>): RuleSet {
