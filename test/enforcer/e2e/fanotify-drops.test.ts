@@ -1,8 +1,11 @@
 // Loss accounting of the fanotify plane on a real container: with a tiny event ring and nobody reading,
 // every audited open is either kept for the next reader or counted as dropped, never lost silently; what
-// was kept is delivered once a reader connects, and acknowledged events are not sent again.
+// was kept is delivered once a reader connects, and acknowledged events are not sent again. With a slow
+// reader on a flood, the stream stays whole lines (a dropped notice never lands inside an event) and
+// received + counted dropped = generated.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -68,13 +71,13 @@ describe('fanotify plane loss accounting on a real container', function () {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  function plane(): DataPlane {
+  function plane(ringBytes = 8192): DataPlane {
     return createFanotifyPlane({
       helperPath,
       socketPath: socket,
       helperLogPath: join(work, 'helper.log'),
       logger,
-      ringBytes: 8192,
+      ringBytes,
     });
   }
 
@@ -143,5 +146,94 @@ describe('fanotify plane loss accounting on a real container', function () {
     assert.equal(again.length, 0);
     await third.stop({ keepEnforcing: false });
     await reading3;
+  });
+
+  it('keeps whole event lines for a slow reader on a flood: received + counted dropped = generated', async () => {
+    if (!cd || !container) throw new Error('not started');
+    // A ring (1 MiB) larger than the socket's send buffer: the helper's writes to a reader that does not
+    // keep up stop in the middle of a line while events are being dropped, which is what used to put a
+    // `dropped` notice inside an event.
+    const GENERATED = 3000;
+    const p = plane(1 << 20);
+    await p.start();
+    const lint = lintTexts([{ file: 'audit.yaml', text: AUDIT }]);
+    const w = describeContainer({
+      id: container.id,
+      labels: { app: 'web', 'io.kubernetes.pod.namespace': 'ns-a' },
+      image: '',
+      pid: container.pid,
+      cgroupPath: '',
+    });
+    await p.apply(
+      buildNodeState({ ruleSet: lint.ruleSet, workloads: [w], postures: new Map(), nodeLabels: {} }, 1).state,
+    );
+    const stream = connect(socket);
+    await new Promise<void>((resolve, reject) => {
+      stream.once('connect', resolve);
+      stream.once('error', reject);
+    });
+    stream.write('EVENTS\n');
+    stream.pause(); // the reader stalls for the whole flood
+    const r = await cd.exec(container.id, [
+      '/bin/sh',
+      '-c',
+      `i=0; while [ $i -lt ${GENERATED} ]; do : < /data/hello.txt; i=$((i+1)); done`,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+
+    const seqs = new Set<number>();
+    let dropped = 0;
+    let errors = 0;
+    const bad: string[] = [];
+    let partial = '';
+    let lastSeq = 0;
+    let sentBadAck = false;
+    const done = new Promise<void>((resolve) => {
+      stream.on('data', (chunk: Buffer) => {
+        partial += chunk.toString('utf8');
+        const lines = partial.split('\n');
+        partial = lines.pop() ?? '';
+        for (const line of lines) {
+          let parsed: Record<string, unknown>;
+          try {
+            parsed = JSON.parse(line) as Record<string, unknown>;
+          } catch {
+            bad.push(line.slice(0, 200));
+            continue;
+          }
+          if (parsed['t'] === 'event' && typeof parsed['seq'] === 'number') {
+            seqs.add(parsed['seq']);
+            lastSeq = Math.max(lastSeq, parsed['seq']);
+          } else if (parsed['t'] === 'dropped' && typeof parsed['dropped'] === 'number') {
+            dropped = Math.max(dropped, parsed['dropped']);
+          } else if (parsed['t'] === 'error') {
+            errors++;
+          } else bad.push(line.slice(0, 200));
+        }
+        // The refused ACK first (it must not free anything), then the real acknowledgement.
+        if (lastSeq > 0) {
+          stream.write(sentBadAck ? `ACK ${lastSeq}\n` : `ACK -1\nACK ${lastSeq}\n`);
+          sentBadAck = true;
+        }
+        if (seqs.size + dropped >= GENERATED) resolve();
+      });
+    });
+    stream.resume();
+    const deadline = sleep(60000).then(() => 'timeout' as const);
+    const outcome = await Promise.race([done.then(() => 'done' as const), deadline]);
+    stream.destroy();
+    const stats = await p.stats();
+    await p.stop({ keepEnforcing: false });
+    assert.deepEqual(bad, [], 'every line on the stream is one whole JSON object');
+    assert.equal(
+      outcome,
+      'done',
+      `received ${seqs.size}, dropped ${dropped}, stats ${JSON.stringify(stats)}`,
+    );
+    assert.ok(dropped > 0, 'the flood overflowed the ring');
+    assert.equal(errors, 1, 'ACK -1 was refused with one error line');
+    assert.equal(seqs.size + dropped, GENERATED, 'received + counted dropped = generated');
+    assert.equal(stats.reported, seqs.size, 'every reported event was received');
+    assert.equal(stats.dropped, dropped);
   });
 });

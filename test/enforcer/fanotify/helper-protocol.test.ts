@@ -1,7 +1,17 @@
-// The fanotify helper protocol: STATE encoding and event-line parsing.
+// The fanotify helper protocol: STATE encoding and event-line parsing, and the replies of a running helper
+// to malformed commands (root: the helper opens a fanotify group; it marks nothing without a state).
 import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { encodeHelperState } from '../../../enforcer/fanotify/helper-protocol.js';
 import { parseHelperEvent } from '../../../enforcer/fanotify/fanotify-plane.js';
+import { NativeArtifact, requireNativeArtifact } from '../../support/native.js';
+import { isRoot, requirePrereqs } from '../../support/prereq.js';
+import { stopHelper } from '../support/enforcer-process.js';
 
 describe('fanotify helper protocol', () => {
   const table = Uint8Array.from([1, 2, 3, 10, 0]);
@@ -98,5 +108,73 @@ describe('fanotify helper protocol', () => {
     assert.equal(posture?.action, 'Block');
     assert.equal(parseHelperEvent('{"t":"status"}'), undefined);
     assert.equal(parseHelperEvent('{"t":"event","workload":"x","class":9}'), undefined);
+  });
+});
+
+/** Sends commands on one connection and returns the raw bytes of the first `lines` reply lines. */
+async function exchange(socketPath: string, commands: string, lines: number): Promise<Buffer> {
+  const socket: Socket = connect(socketPath);
+  try {
+    return await new Promise<Buffer>((resolve, reject) => {
+      let got = Buffer.alloc(0);
+      socket.on('connect', () => socket.write(commands));
+      socket.on('data', (chunk: Buffer) => {
+        got = Buffer.concat([got, chunk]);
+        if (got.toString('latin1').split('\n').length > lines) resolve(got);
+      });
+      socket.on('error', reject);
+      socket.on('close', () => resolve(got));
+    });
+  } finally {
+    socket.destroy();
+  }
+}
+
+describe('fanotify helper protocol on a running helper', function () {
+  this.timeout(60000);
+  let work = '';
+  let socketPath = '';
+  let child: ChildProcess | undefined;
+
+  before(async function () {
+    requirePrereqs(this, [[isRoot(), 'root (the helper opens a fanotify group)']]);
+    const helper = requireNativeArtifact(this, NativeArtifact.fanotifyHelper);
+    work = mkdtempSync(join(tmpdir(), 'rtctl-helper-protocol-'));
+    socketPath = join(work, 'helper.sock');
+    child = spawn(helper, ['--socket', socketPath], { stdio: 'ignore' });
+    for (let i = 0; i < 200 && !existsSync(socketPath); i++) await sleep(25);
+    assert.ok(existsSync(socketPath), 'the helper listens');
+  });
+
+  after(async () => {
+    if (socketPath !== '' && existsSync(socketPath)) await stopHelper(socketPath);
+    child?.kill();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('answers an unknown command with one JSON line carrying no NUL byte', async () => {
+    const reply = await exchange(socketPath, 'HELLO\n', 1);
+    assert.equal(reply.indexOf(0), -1, `no NUL byte in ${JSON.stringify(reply.toString('latin1'))}`);
+    assert.deepEqual(JSON.parse(reply.toString('utf8').split('\n')[0] ?? ''), {
+      t: 'error',
+      message: 'unknown command',
+    });
+  });
+
+  for (const arg of ['-1', '', 'x', '18446744073709551616', '1']) {
+    it(`refuses \`ACK ${arg}\` with an error reply instead of acknowledging events`, async () => {
+      // `1`: no event was ever sent, so there is nothing it could acknowledge.
+      const reply = await exchange(socketPath, `EVENTS\nACK ${arg}\n`, 1);
+      const line = JSON.parse(reply.toString('utf8').split('\n')[0] ?? '') as Record<string, unknown>;
+      assert.equal(line['t'], 'error');
+      assert.match(String(line['message']), /^ACK takes the sequence number of an event/);
+    });
+  }
+
+  it('still answers STATUS after refused commands', async () => {
+    const reply = await exchange(socketPath, 'STATUS\n', 1);
+    const status = JSON.parse(reply.toString('utf8').split('\n')[0] ?? '') as Record<string, unknown>;
+    assert.equal(status['t'], 'status');
+    assert.equal(status['reported'], 0);
   });
 });
