@@ -59,8 +59,8 @@ function readBuildRecord(dir: string): Record<string, NativeBuildEntry> {
 /** The path of a prebuilt artifact, or a message saying it is missing, why, and how to build it. */
 export function locateNativeArtifact(
   artifact: NativeArtifact,
+  dir: string = findNativeDir(),
 ): { ok: true; path: string } | { ok: false; error: string } {
-  const dir = findNativeDir();
   const path = join(dir, artifact);
   if (existsSync(path)) return { ok: true, path };
   const entry = readBuildRecord(dir)[artifact];
