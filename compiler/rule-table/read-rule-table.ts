@@ -295,29 +295,45 @@ export class RuleTable {
     if (s.ruleCount >= NONE) fail('too many rules');
     for (let p = 0; p < s.policyCount; p++) {
       const at = s.policyOffset + p * POLICY_RECORD_SIZE;
-      this.checkString(this.u32(at), `policy ${p} name`);
-      this.checkString(this.u32(at + 4), `policy ${p} namespace`);
-      if (this.u8(at + 8) > 1) fail(`policy ${p}: unknown kind ${this.u8(at + 8)}`);
-      this.checkRange(this.u32(at + 12), this.u32(at + 16), s.labelCount, `policy ${p} labels`);
-      this.checkString(this.u32(at + 20), `policy ${p} file`);
+      this.checkString(this.u32(at + PolicyField.name), `policy ${p} name`);
+      this.checkString(this.u32(at + PolicyField.namespace), `policy ${p} namespace`);
+      if (this.u8(at + PolicyField.kind) > 1)
+        fail(`policy ${p}: unknown kind ${this.u8(at + PolicyField.kind)}`);
+      this.checkRange(
+        this.u32(at + PolicyField.labelStart),
+        this.u32(at + PolicyField.labelCount),
+        s.labelCount,
+        `policy ${p} labels`,
+      );
+      this.checkString(this.u32(at + PolicyField.file), `policy ${p} file`);
     }
     for (let l = 0; l < s.labelCount; l++) {
       const at = s.labelOffset + l * LABEL_RECORD_SIZE;
-      this.checkString(this.u32(at), `label ${l} key`);
-      this.checkString(this.u32(at + 4), `label ${l} value`);
-      if (this.u8(at + 8) > LabelOp.notIn) fail(`label ${l}: unknown operator`);
+      this.checkString(this.u32(at + LabelField.key), `label ${l} key`);
+      this.checkString(this.u32(at + LabelField.value), `label ${l} value`);
+      if (this.u8(at + LabelField.op) > LabelOp.notIn) fail(`label ${l}: unknown operator`);
     }
     for (let r = 0; r < s.ruleCount; r++) {
       const at = s.ruleOffset + r * RULE_RECORD_SIZE;
-      if (this.u32(at) >= s.policyCount) fail(`rule ${r}: policy index out of range`);
-      if (this.u8(at + 4) > 3) fail(`rule ${r}: unknown class`);
-      if (this.u8(at + 5) < 1 || this.u8(at + 5) > 6) fail(`rule ${r}: unknown matcher kind`);
-      if (this.u8(at + 6) > 2) fail(`rule ${r}: unknown action`);
-      for (const o of [8, 28, 48, 60]) this.checkString(this.u32(at + o), `rule ${r}`);
-      this.checkRange(this.u32(at + 16), this.u32(at + 20), s.sourceCount, `rule ${r} sources`);
-      for (const o of [32, 40]) {
+      if (this.u32(at + RuleField.policy) >= s.policyCount) fail(`rule ${r}: policy index out of range`);
+      if (this.u8(at + RuleField.cls) > 3) fail(`rule ${r}: unknown class`);
+      if (this.u8(at + RuleField.matcher) < 1 || this.u8(at + RuleField.matcher) > 6)
+        fail(`rule ${r}: unknown matcher kind`);
+      if (this.u8(at + RuleField.action) > 2) fail(`rule ${r}: unknown action`);
+      for (const o of [RuleField.value, RuleField.message, RuleField.file, RuleField.pointer])
+        this.checkString(this.u32(at + o), `rule ${r}`);
+      this.checkRange(
+        this.u32(at + RuleField.sourceStart),
+        this.u32(at + RuleField.sourceCount),
+        s.sourceCount,
+        `rule ${r} sources`,
+      );
+      for (const [o, c] of [
+        [RuleField.tagsStart, RuleField.tagsCount],
+        [RuleField.argsStart, RuleField.argsCount],
+      ] as const) {
         const start = this.u32(at + o);
-        const count = this.u32(at + o + 4);
+        const count = this.u32(at + c);
         this.checkRange(start, count, s.refCount, `rule ${r} strings`);
         for (let i = 0; i < count; i++)
           this.checkString(this.u32(s.refOffset + 4 * (start + i)), `rule ${r}`);
@@ -325,15 +341,15 @@ export class RuleTable {
     }
     for (let i = 0; i < s.sourceCount; i++) {
       const at = s.sourceOffset + i * SOURCE_RECORD_SIZE;
-      this.checkString(this.u32(at), `source ${i}`);
-      const kind = this.u8(at + 4);
+      this.checkString(this.u32(at + SourceField.value), `source ${i}`);
+      const kind = this.u8(at + SourceField.kind);
       if (kind !== SourceCode.path && kind !== SourceCode.directory) fail(`source ${i}: unknown kind`);
     }
     for (let n = 0; n < s.nodeCount; n++) {
       const at = s.nodeOffset + n * NODE_RECORD_SIZE;
-      this.checkString(this.u32(at + 8), `node ${n} key`);
-      const start = this.u32(at + 16);
-      const count = this.u32(at + 20);
+      this.checkString(this.u32(at + NodeField.key), `node ${n} key`);
+      const start = this.u32(at + NodeField.refsStart);
+      const count = this.u32(at + NodeField.refsCount);
       this.checkRange(start, count, s.refCount, `node ${n} rules`);
       let last = -1;
       for (let i = 0; i < count; i++) {
@@ -375,34 +391,34 @@ export class RuleTable {
   getPolicy(p: number): TablePolicy {
     const at = this.s.policyOffset + p * POLICY_RECORD_SIZE;
     return {
-      name: this.getString(this.u32(at)),
-      namespace: this.getString(this.u32(at + 4)),
-      kind: this.u8(at + 8) === 1 ? PolicyKind.RuntimeHostPolicy : PolicyKind.RuntimePolicy,
-      file: this.getString(this.u32(at + 20)),
-      line: this.u32(at + 24),
+      name: this.getString(this.u32(at + PolicyField.name)),
+      namespace: this.getString(this.u32(at + PolicyField.namespace)),
+      kind: this.u8(at + PolicyField.kind) === 1 ? PolicyKind.RuntimeHostPolicy : PolicyKind.RuntimePolicy,
+      file: this.getString(this.u32(at + PolicyField.file)),
+      line: this.u32(at + PolicyField.line),
     };
   }
 
   private isPolicySelecting(p: number, workload: Workload): boolean {
     const at = this.s.policyOffset + p * POLICY_RECORD_SIZE;
-    const host = this.u8(at + 8) === 1;
+    const host = this.u8(at + PolicyField.kind) === 1;
     if (host !== (workload.kind === WorkloadKind.Host)) return false;
-    if (!host && this.getString(this.u32(at + 4)) !== workload.namespace) return false;
+    if (!host && this.getString(this.u32(at + PolicyField.namespace)) !== workload.namespace) return false;
     const labels = host ? workload.nodeLabels : workload.labels;
-    const start = this.u32(at + 12);
-    const count = this.u32(at + 16);
+    const start = this.u32(at + PolicyField.labelStart);
+    const count = this.u32(at + PolicyField.labelCount);
     const groups = new Map<number, { op: number; hit: boolean }>();
     for (let i = start; i < start + count; i++) {
       const l = this.s.labelOffset + i * LABEL_RECORD_SIZE;
-      const key = this.getString(this.u32(l));
-      const value = this.getString(this.u32(l + 4));
-      const op = this.u8(l + 8);
+      const key = this.getString(this.u32(l + LabelField.key));
+      const value = this.getString(this.u32(l + LabelField.value));
+      const op = this.u8(l + LabelField.op);
       const present = Object.hasOwn(labels, key) && (labels[key] === value || (host && value === '*'));
       if (op === LabelOp.equals) {
         if (!present) return false;
         continue;
       }
-      const group = this.view.getUint16(l + 10, true);
+      const group = this.view.getUint16(l + LabelField.group, true);
       const g = groups.get(group) ?? { op, hit: false };
       g.hit ||= present;
       groups.set(group, g);
@@ -418,7 +434,7 @@ export class RuleTable {
     for (let p = 0; p < this.s.policyCount; p++) {
       if (!this.isPolicySelecting(p, workload)) continue;
       bits[p >>> 3] = (bits[p >>> 3] ?? 0) | (1 << (p & 7));
-      allowUnscoped |= this.u8(this.s.policyOffset + p * POLICY_RECORD_SIZE + 9);
+      allowUnscoped |= this.u8(this.s.policyOffset + p * POLICY_RECORD_SIZE + PolicyField.allowUnscoped);
     }
     return { bits, allowUnscoped, workloadKind: workload.kind };
   }
@@ -437,36 +453,39 @@ export class RuleTable {
       if (v === 0) return null;
       const at = this.s.nodeOffset + (v - 1) * NODE_RECORD_SIZE;
       if (
-        this.u32(at) === h.lo &&
-        this.u32(at + 4) === h.hi &&
-        this.u8(at + 12) === classCode &&
-        this.u8(at + 13) === kind &&
-        equalBytes(this.getStringBytes(this.u32(at + 8)), key)
+        this.u32(at + NodeField.hashLo) === h.lo &&
+        this.u32(at + NodeField.hashHi) === h.hi &&
+        this.u8(at + NodeField.cls) === classCode &&
+        this.u8(at + NodeField.kind) === kind &&
+        equalBytes(this.getStringBytes(this.u32(at + NodeField.key)), key)
       ) {
-        return { start: this.s.refOffset + 4 * this.u32(at + 16), count: this.u32(at + 20) };
+        return {
+          start: this.s.refOffset + 4 * this.u32(at + NodeField.refsStart),
+          count: this.u32(at + NodeField.refsCount),
+        };
       }
       i = (i + 1) & mask;
     }
   }
 
   private matchesSources(at: number, actor: Uint8Array | undefined): boolean {
-    const count = this.u32(at + 20);
+    const count = this.u32(at + RuleField.sourceCount);
     if (count === 0) return true;
     if (actor === undefined) return false;
-    const start = this.u32(at + 16);
+    const start = this.u32(at + RuleField.sourceStart);
     for (let i = start; i < start + count; i++) {
       const so = this.s.sourceOffset + i * SOURCE_RECORD_SIZE;
-      const value = this.getStringBytes(this.u32(so));
-      if (this.u8(so + 4) === SourceCode.path) {
+      const value = this.getStringBytes(this.u32(so + SourceField.value));
+      if (this.u8(so + SourceField.kind) === SourceCode.path) {
         if (equalBytes(actor, value)) return true;
-      } else if (isInDirectoryBytes(actor, value, this.u8(so + 5) === 1)) return true;
+      } else if (isInDirectoryBytes(actor, value, this.u8(so + SourceField.recursive) === 1)) return true;
     }
     return false;
   }
 
   private matchesArgs(at: number, args: readonly string[] | undefined): boolean {
-    const start = this.u32(at + 40);
-    const count = this.u32(at + 44);
+    const start = this.u32(at + RuleField.argsStart);
+    const count = this.u32(at + RuleField.argsCount);
     const allowed = new Set<string>();
     for (let i = start; i < start + count; i++)
       allowed.add(this.getString(this.u32(this.s.refOffset + 4 * i)));
@@ -484,7 +503,7 @@ export class RuleTable {
   private getGlob(r: number, at: number): CompiledGlob {
     let glob = this.globs.get(r);
     if (glob === undefined) {
-      glob = compileGlob(this.getStringBytes(this.u32(at + 8)));
+      glob = compileGlob(this.getStringBytes(this.u32(at + RuleField.value)));
       this.globs.set(r, glob);
     }
     return glob;
@@ -506,14 +525,14 @@ export class RuleTable {
       const r = this.u32(node.start + 4 * i);
       if (r >= best) break;
       const at = this.s.ruleOffset + r * RULE_RECORD_SIZE;
-      if (!hasBit(set.bits, this.u32(at))) continue;
-      const flags = this.u8(at + 7);
+      if (!hasBit(set.bits, this.u32(at + RuleField.policy))) continue;
+      const flags = this.u8(at + RuleField.flags);
       if (condition === 'ancestor' && (flags & RuleFlag.recursive) === 0) continue;
       if (condition === 'glob' && !matchCompiledGlob(this.getGlob(r, at), resource)) continue;
       if (!this.matchesSources(at, actor)) continue;
       if ((flags & RuleFlag.pts) !== 0 && op.tty !== true) continue;
       if ((flags & RuleFlag.hasArgs) !== 0 && !this.matchesArgs(at, op.args)) continue;
-      if (!this.isApplicable(flags, this.u8(at + 6), write, op.owner)) continue;
+      if (!this.isApplicable(flags, this.u8(at + RuleField.action), write, op.owner)) continue;
       return r;
     }
     return best;
@@ -603,7 +622,8 @@ export class RuleTable {
     if (direct !== null) {
       for (let i = 0; i < direct.count; i++) {
         const r = this.u32(direct.start + 4 * i);
-        if (hasBit(set.bits, this.u32(this.s.ruleOffset + r * RULE_RECORD_SIZE))) return true;
+        if (hasBit(set.bits, this.u32(this.s.ruleOffset + r * RULE_RECORD_SIZE + RuleField.policy)))
+          return true;
       }
     }
     const ends = listAncestorEnds(actor);
@@ -614,13 +634,13 @@ export class RuleTable {
       if (node === null) continue;
       for (let i = 0; i < node.count; i++) {
         const at = this.s.ruleOffset + this.u32(node.start + 4 * i) * RULE_RECORD_SIZE;
-        if (!hasBit(set.bits, this.u32(at))) continue;
-        const start = this.u32(at + 16);
-        for (let j = start; j < start + this.u32(at + 20); j++) {
+        if (!hasBit(set.bits, this.u32(at + RuleField.policy))) continue;
+        const start = this.u32(at + RuleField.sourceStart);
+        for (let j = start; j < start + this.u32(at + RuleField.sourceCount); j++) {
           const so = this.s.sourceOffset + j * SOURCE_RECORD_SIZE;
-          if (this.u8(so + 4) !== SourceCode.directory) continue;
-          if (!equalBytes(this.getStringBytes(this.u32(so)), dir)) continue;
-          if (isParent || this.u8(so + 5) === 1) return true;
+          if (this.u8(so + SourceField.kind) !== SourceCode.directory) continue;
+          if (!equalBytes(this.getStringBytes(this.u32(so + SourceField.value)), dir)) continue;
+          if (isParent || this.u8(so + SourceField.recursive) === 1) return true;
         }
       }
     }
@@ -726,26 +746,28 @@ export class RuleTable {
     for (let r = 0; r < this.s.ruleCount; r++) {
       const at = this.s.ruleOffset + r * RULE_RECORD_SIZE;
       const sources: string[] = [];
-      const start = this.u32(at + 16);
-      for (let i = start; i < start + this.u32(at + 20); i++) {
+      const start = this.u32(at + RuleField.sourceStart);
+      for (let i = start; i < start + this.u32(at + RuleField.sourceCount); i++) {
         const so = this.s.sourceOffset + i * SOURCE_RECORD_SIZE;
-        const value = this.getString(this.u32(so));
+        const value = this.getString(this.u32(so + SourceField.value));
         sources.push(
-          this.u8(so + 4) === SourceCode.path ? value : `${value}${this.u8(so + 5) === 1 ? '**' : '*'}`,
+          this.u8(so + SourceField.kind) === SourceCode.path
+            ? value
+            : `${value}${this.u8(so + SourceField.recursive) === 1 ? '**' : '*'}`,
         );
       }
       out.push({
         index: r,
-        policy: this.getPolicy(this.u32(at)).name,
-        operation: CLASS_BY_CODE[this.u8(at + 4)] ?? Operation.File,
-        matcher: this.u8(at + 5),
-        value: this.getString(this.u32(at + 8)),
-        action: ACTION_BY_CODE[this.u8(at + 6)] ?? Action.Allow,
-        flags: this.u8(at + 7),
-        depth: this.view.getUint16(at + 12, true),
+        policy: this.getPolicy(this.u32(at + RuleField.policy)).name,
+        operation: CLASS_BY_CODE[this.u8(at + RuleField.cls)] ?? Operation.File,
+        matcher: this.u8(at + RuleField.matcher),
+        value: this.getString(this.u32(at + RuleField.value)),
+        action: ACTION_BY_CODE[this.u8(at + RuleField.action)] ?? Action.Allow,
+        flags: this.u8(at + RuleField.flags),
+        depth: this.view.getUint16(at + RuleField.depth, true),
         sources,
-        severity: this.u32(at + 24),
-        location: `${this.getString(this.u32(at + 48))}:${this.u32(at + 52)}:${this.u32(at + 56)}`,
+        severity: this.u32(at + RuleField.severity),
+        location: `${this.getString(this.u32(at + RuleField.file))}:${this.u32(at + RuleField.line)}:${this.u32(at + RuleField.column)}`,
       });
     }
     return out;
@@ -757,13 +779,14 @@ export class RuleTable {
     for (let n = 0; n < this.s.nodeCount; n++) {
       const at = this.s.nodeOffset + n * NODE_RECORD_SIZE;
       const rules: number[] = [];
-      const start = this.u32(at + 16);
-      for (let i = start; i < start + this.u32(at + 20); i++) rules.push(this.u32(this.s.refOffset + 4 * i));
+      const start = this.u32(at + NodeField.refsStart);
+      for (let i = start; i < start + this.u32(at + NodeField.refsCount); i++)
+        rules.push(this.u32(this.s.refOffset + 4 * i));
       out.push({
         index: n,
-        operation: CLASS_BY_CODE[this.u8(at + 12)] ?? Operation.File,
-        kind: this.u8(at + 13),
-        key: this.getString(this.u32(at + 8)),
+        operation: CLASS_BY_CODE[this.u8(at + NodeField.cls)] ?? Operation.File,
+        kind: this.u8(at + NodeField.kind),
+        key: this.getString(this.u32(at + NodeField.key)),
         rules,
       });
     }
@@ -773,21 +796,21 @@ export class RuleTable {
   /** Where rule `r` is written. */
   getRuleReference(r: number): RuleReference {
     const at = this.s.ruleOffset + r * RULE_RECORD_SIZE;
-    const policy = this.getPolicy(this.u32(at));
+    const policy = this.getPolicy(this.u32(at + RuleField.policy));
     return {
       policy: policy.name,
       kind: policy.kind,
       namespace: policy.namespace,
-      file: this.getString(this.u32(at + 48)),
-      line: this.u32(at + 52),
-      column: this.u32(at + 56),
-      pointer: this.getString(this.u32(at + 60)),
+      file: this.getString(this.u32(at + RuleField.file)),
+      line: this.u32(at + RuleField.line),
+      column: this.u32(at + RuleField.column),
+      pointer: this.getString(this.u32(at + RuleField.pointer)),
     };
   }
 
   private createRuleAlert(r: number, op: OperationRequest, action: 'Block' | 'Audit'): DecisionAlert {
     const at = this.s.ruleOffset + r * RULE_RECORD_SIZE;
-    const policy = this.getPolicy(this.u32(at));
+    const policy = this.getPolicy(this.u32(at + RuleField.policy));
     const alert: DecisionAlert = {
       PolicyName: policy.name,
       Type:
@@ -795,14 +818,14 @@ export class RuleTable {
       Operation: op.operation,
       Action: action,
       Result: action === Action.Block ? AlertResult.PermissionDenied : AlertResult.Passed,
-      Severity: String(this.u32(at + 24)),
+      Severity: String(this.u32(at + RuleField.severity)),
     };
     const tags: string[] = [];
-    const start = this.u32(at + 32);
-    for (let i = start; i < start + this.u32(at + 36); i++)
+    const start = this.u32(at + RuleField.tagsStart);
+    for (let i = start; i < start + this.u32(at + RuleField.tagsCount); i++)
       tags.push(this.getString(this.u32(this.s.refOffset + 4 * i)));
     if (tags.length > 0) alert.Tags = tags.join(',');
-    const message = this.getString(this.u32(at + 28));
+    const message = this.getString(this.u32(at + RuleField.message));
     if (message !== '') alert.Message = message;
     return alert;
   }
@@ -812,7 +835,7 @@ export class RuleTable {
     const r = this.findDecidingRule(set, op);
     if (r !== null) {
       const rule = this.getRuleReference(r);
-      const action = ACTION_BY_CODE[this.u8(this.s.ruleOffset + r * RULE_RECORD_SIZE + 6)];
+      const action = ACTION_BY_CODE[this.u8(this.s.ruleOffset + r * RULE_RECORD_SIZE + RuleField.action)];
       if (action === Action.Block) {
         return {
           allowed: false,
