@@ -150,10 +150,10 @@ describe('fanotify plane loss accounting on a real container', function () {
 
   it('keeps whole event lines for a slow reader on a flood: received + counted dropped = generated', async () => {
     if (!cd || !container) throw new Error('not started');
-    // A ring (1 MiB) larger than the socket's send buffer: the helper's writes to a reader that does not
-    // keep up stop in the middle of a line while events are being dropped, which is what used to put a
-    // `dropped` notice inside an event.
-    const GENERATED = 3000;
+    // A ring (1 MiB) larger than the socket's send buffer (about 208 KiB) and a reader that takes 2 KiB per
+    // 10 ms while 5000 audited opens run: the helper's large writes stop in the middle of a line while the
+    // ring overflows, which is when a `dropped` notice used to be written inside an event.
+    const GENERATED = 5000;
     const p = plane(1 << 20);
     await p.start();
     const lint = lintTexts([{ file: 'audit.yaml', text: AUDIT }]);
@@ -172,14 +172,18 @@ describe('fanotify plane loss accounting on a real container', function () {
       stream.once('connect', resolve);
       stream.once('error', reject);
     });
+    stream.pause(); // paused mode: the reader takes data with read() at its own pace
     stream.write('EVENTS\n');
-    stream.pause(); // the reader stalls for the whole flood
-    const r = await cd.exec(container.id, [
-      '/bin/sh',
-      '-c',
-      `i=0; while [ $i -lt ${GENERATED} ]; do : < /data/hello.txt; i=$((i+1)); done`,
-    ]);
-    assert.equal(r.code, 0, r.stderr);
+    let floodDone = false;
+    const flood = cd
+      .exec(container.id, [
+        '/bin/sh',
+        '-c',
+        `i=0; while [ $i -lt ${GENERATED} ]; do : < /data/hello.txt; i=$((i+1)); done`,
+      ])
+      .finally(() => {
+        floodDone = true;
+      });
 
     const seqs = new Set<number>();
     let dropped = 0;
@@ -188,40 +192,57 @@ describe('fanotify plane loss accounting on a real container', function () {
     let partial = '';
     let lastSeq = 0;
     let sentBadAck = false;
+    const handle = (chunk: Buffer): void => {
+      partial += chunk.toString('utf8');
+      const lines = partial.split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        let parsed: Record<string, unknown>;
+        try {
+          parsed = JSON.parse(line) as Record<string, unknown>;
+        } catch {
+          bad.push(line.slice(0, 200));
+          continue;
+        }
+        if (parsed['t'] === 'event' && typeof parsed['seq'] === 'number') {
+          seqs.add(parsed['seq']);
+          lastSeq = Math.max(lastSeq, parsed['seq']);
+        } else if (parsed['t'] === 'dropped' && typeof parsed['dropped'] === 'number') {
+          dropped = Math.max(dropped, parsed['dropped']);
+        } else if (parsed['t'] === 'error') {
+          errors++;
+        } else bad.push(line.slice(0, 200));
+      }
+      // The refused ACK first (it must not free anything), then the real acknowledgement.
+      if (lastSeq > 0) {
+        stream.write(sentBadAck ? `ACK ${lastSeq}\n` : `ACK -1\nACK ${lastSeq}\n`);
+        sentBadAck = true;
+      }
+    };
+    let timer: NodeJS.Timeout | undefined;
     const done = new Promise<void>((resolve) => {
-      stream.on('data', (chunk: Buffer) => {
-        partial += chunk.toString('utf8');
-        const lines = partial.split('\n');
-        partial = lines.pop() ?? '';
-        for (const line of lines) {
-          let parsed: Record<string, unknown>;
-          try {
-            parsed = JSON.parse(line) as Record<string, unknown>;
-          } catch {
-            bad.push(line.slice(0, 200));
-            continue;
-          }
-          if (parsed['t'] === 'event' && typeof parsed['seq'] === 'number') {
-            seqs.add(parsed['seq']);
-            lastSeq = Math.max(lastSeq, parsed['seq']);
-          } else if (parsed['t'] === 'dropped' && typeof parsed['dropped'] === 'number') {
-            dropped = Math.max(dropped, parsed['dropped']);
-          } else if (parsed['t'] === 'error') {
-            errors++;
-          } else bad.push(line.slice(0, 200));
+      const tick = (): void => {
+        // Slow while the flood runs (one 2 KiB read per tick), then everything that is left.
+        for (;;) {
+          const chunk = (floodDone ? stream.read() : stream.read(2048)) as Buffer | null;
+          if (chunk === null) break;
+          handle(chunk);
+          if (!floodDone) break;
         }
-        // The refused ACK first (it must not free anything), then the real acknowledgement.
-        if (lastSeq > 0) {
-          stream.write(sentBadAck ? `ACK ${lastSeq}\n` : `ACK -1\nACK ${lastSeq}\n`);
-          sentBadAck = true;
+        if (floodDone && seqs.size + dropped >= GENERATED) {
+          resolve();
+          return;
         }
-        if (seqs.size + dropped >= GENERATED) resolve();
-      });
+        timer = setTimeout(tick, 10);
+      };
+      tick();
     });
-    stream.resume();
-    const deadline = sleep(60000).then(() => 'timeout' as const);
+    const deadline = sleep(90000).then(() => 'timeout' as const);
     const outcome = await Promise.race([done.then(() => 'done' as const), deadline]);
+    clearTimeout(timer);
     stream.destroy();
+    const r = await flood;
+    assert.equal(r.code, 0, r.stderr);
     const stats = await p.stats();
     await p.stop({ keepEnforcing: false });
     assert.deepEqual(bad, [], 'every line on the stream is one whole JSON object');
