@@ -13,6 +13,7 @@ import { sortPolicies } from './lower/lower.js';
 import { lowerPolicy } from './lower/lower-policy.js';
 import type { PolicyDocument } from './model/policy-document.js';
 import { isRecord } from './model/json-value.js';
+import { readNamespacePostures } from './model/posture.js';
 import { LineIndex } from './parse/line-index.js';
 import { API_GROUP_VERSION } from './schema/policy-schema.js';
 import { parseYaml } from './parse/parse-yaml.js';
@@ -203,8 +204,11 @@ export function lintTexts(sources: readonly SourceText[], options: LintOptions =
     options.onFile?.(n + 1, sources.length);
   });
 
+  const namespacePostures = new Map(
+    [...namespaceAnnotations].map(([ns, ann]) => [ns, readNamespacePostures(ann)]),
+  );
   for (const rule of CROSS_RULES) {
-    for (const cf of rule(located, { namespaceAnnotations })) {
+    for (const cf of rule(located, { namespacePostures })) {
       const state = files.get(cf.file);
       if (state !== undefined) diagnostics.push(place(state, cf.document, cf.finding, files));
     }

@@ -3,8 +3,8 @@
 import { buildRuleTable, orderRuleTable } from '../compiler/backends/rules/build-rule-table.js';
 import { isTargetSelecting } from '../compiler/decide/select-policies.js';
 import type { PolicyIR, RuleSet } from '../compiler/ir/rule-set.js';
+import { DEFAULT_POSTURES } from '../compiler/model/posture.js';
 import type { EnforcementState, Postures, WorkloadEnforcement } from './data-plane.js';
-import { DEFAULT_POSTURES } from './postures.js';
 import { toDecisionWorkload, type Workload } from './workload.js';
 
 /** Everything the node state depends on. */

@@ -1,19 +1,13 @@
 // Postures declared by Namespace objects among the explained files (`runtime-file-posture`, ...):
 // the defaults of `rtctl explain` for a pod's namespace, overridden by --posture. Pure over texts.
 import { parseAllDocuments } from 'yaml';
-import type { Postures } from '../decide/decision-input.js';
 import type { SourceText } from '../lint.js';
 import { isRecord } from '../model/json-value.js';
-
-const KEYS = {
-  'runtime-file-posture': 'file',
-  'runtime-network-posture': 'network',
-  'runtime-capabilities-posture': 'capabilities',
-} as const;
+import { readDeclaredPostures, type DeclaredPostures } from '../model/posture.js';
 
 /** Postures of one namespace and the file that declared them. */
 export interface NamespacePostures {
-  postures: Postures;
+  postures: DeclaredPostures;
   file: string;
 }
 
@@ -29,12 +23,7 @@ export function collectNamespacePostures(sources: readonly SourceText[]): Map<st
       const name = object['metadata']['name'];
       const annotations = object['metadata']['annotations'];
       if (typeof name !== 'string' || !isRecord(annotations)) continue;
-      const postures: Postures = {};
-      for (const [key, cls] of Object.entries(KEYS)) {
-        const value = annotations[key];
-        if (value === 'audit' || value === 'block') postures[cls] = value;
-      }
-      out.set(name, { postures, file: source.file });
+      out.set(name, { postures: readDeclaredPostures(annotations), file: source.file });
     }
   }
   return out;

@@ -13,6 +13,8 @@ import {
   SourceCode,
   MatcherCode,
 } from '../../compiler/backends/rules/rule-table-format.js';
+import { Operation } from '../../compiler/ir/rule-set.js';
+import { getPosture, Posture } from '../../compiler/model/posture.js';
 import type { Postures } from '../data-plane.js';
 import { buildGlobAutomaton } from './glob-automaton.js';
 import {
@@ -259,7 +261,7 @@ function encodeWith(
       const cls = t.u8(at + 4) & 3;
       if (t.u8(at + 6) === 0) lpSources[cls as 0 | 1 | 2 | 3].push(...sources);
     }
-    const block = (p: string | undefined): boolean => p === 'block';
+    const block = (p: Posture): boolean => p === Posture.Block;
     entries.push([
       'rt_workloads',
       toHex(encodeWorkloadKey(slot, w.keyKind, w.keyId)),
@@ -267,10 +269,10 @@ function encodeWith(
         encodeWorkload({
           wid,
           blockPosture: [
-            block(w.postures.file),
-            block(w.postures.file),
-            block(w.postures.network),
-            block(w.postures.capabilities),
+            block(getPosture(w.postures, Operation.Process)),
+            block(getPosture(w.postures, Operation.File)),
+            block(getPosture(w.postures, Operation.Network)),
+            block(getPosture(w.postures, Operation.Capabilities)),
           ],
           lpUnscoped,
           hasSources,

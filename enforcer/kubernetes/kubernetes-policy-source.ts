@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import type { SourceText } from '../../compiler/lint.js';
 import { buildSnapshot } from '../policy-snapshot.js';
 import type { PolicySnapshot, PolicySource } from '../policy-source.js';
-import { getPostures } from '../postures.js';
+import { readNamespacePostures } from '../../compiler/model/posture.js';
 import { FeedEvent, type KubeFeed, type KubeFeeds, type KubeObject } from './kube-feed.js';
 
 /** Options of the Kubernetes source. */
@@ -55,7 +55,7 @@ export function createKubernetesPolicySource(options: KubernetesSourceOptions): 
     const s = buildSnapshot(texts);
     for (const ns of caches.namespaces.values()) {
       const name = ns.metadata?.name;
-      if (name) s.postures.set(name, getPostures(ns.metadata?.annotations));
+      if (name) s.postures.set(name, readNamespacePostures(ns.metadata?.annotations));
     }
     const node = [...caches.nodes.values()].find((n) => n.metadata?.name === options.nodeName);
     if (node) s.nodeLabels = { ...(node.metadata?.labels ?? {}) };

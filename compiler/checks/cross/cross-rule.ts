@@ -3,6 +3,7 @@
 import type { Finding } from '../../diagnostics/finding.js';
 import { pointerToPath } from '../../diagnostics/diagnostic.js';
 import type { PolicyIR, SourceLocation } from '../../ir/rule-set.js';
+import type { Postures } from '../../model/posture.js';
 
 /** A lowered policy and the document it came from. */
 export interface LocatedPolicy {
@@ -18,9 +19,9 @@ export interface CrossFinding {
   document: number;
 }
 
-/** What cross checks know besides the policies: Namespace annotations seen in the same input. */
+/** What cross checks know besides the policies: postures of the Namespace objects in the same input. */
 export interface CrossContext {
-  namespaceAnnotations: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  namespacePostures: ReadonlyMap<string, Readonly<Postures>>;
 }
 
 /** One cross-document check. */

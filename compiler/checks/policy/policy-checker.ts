@@ -10,6 +10,7 @@ import { checkConflictingRules } from '../cross/conflicting-rules.js';
 import { checkUnreachableSources } from '../cross/unreachable-sources.js';
 import { lowerPolicy } from '../../lower/lower-policy.js';
 import type { PolicyDocument } from '../../model/policy-document.js';
+import type { Postures } from '../../model/posture.js';
 import type { PolicyObject } from './document-rules.js';
 
 /** True for the kind names of our policy kinds. */
@@ -22,7 +23,7 @@ function checkWithinPolicy(kind: PolicyKind, object: unknown): Finding[] {
   const doc = { kind, object, file: '', index: 0, line: 1 } as PolicyDocument;
   const policy = lowerPolicy(doc, () => ({ line: 1, column: 1 }));
   const located = [{ policy, file: '', document: 0 }];
-  const context = { namespaceAnnotations: new Map<string, Record<string, string>>() };
+  const context = { namespacePostures: new Map<string, Postures>() };
   return [checkConflictingRules, checkUnreachableSources]
     .flatMap((rule) => rule(located, context))
     .map(({ finding }): Finding => {
