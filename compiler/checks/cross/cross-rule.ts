@@ -27,7 +27,11 @@ export interface CrossContext {
 /** One cross-document check. */
 export type CrossRule = (policies: readonly LocatedPolicy[], context: CrossContext) => CrossFinding[];
 
-/** Where a rule is, for messages: `file:line`, or its path inside the same policy when checked alone. */
+/**
+ * Where a rule is, for messages: `file:line`, its path inside the same policy when checked alone, or the input
+ * and the path when the input has no positions (an API object, line 0).
+ */
 export function describeLocation(loc: SourceLocation): string {
-  return loc.file === '' ? `at ${pointerToPath(loc.pointer)}` : `${loc.file}:${loc.line}`;
+  if (loc.file === '') return `at ${pointerToPath(loc.pointer)}`;
+  return loc.line === 0 ? `${loc.file} at ${pointerToPath(loc.pointer)}` : `${loc.file}:${loc.line}`;
 }
