@@ -9,7 +9,7 @@ import {
   HttpEndpoint,
   HttpTokens,
   InstanceMetadataTags,
-} from '../compiler/imds/options.js';
+} from '../compiler/instance-metadata-options/options.js';
 import { formatListenAddress, parseListenAddress, type ListenAddress } from './listen-address.js';
 
 /** The address the metadata service listens on by default (as on the real service). */
