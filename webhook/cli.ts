@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
 import { generateWebhookCertificates } from './certs.js';
-import { parseListenAddress } from '../imds/listen-address.js';
+import { parseListenAddress } from '../compiler/net/listen-address.js';
 import { DEFAULT_LISTEN, parseMillis, type WebhookServeConfig } from './config.js';
 import { messageOf } from './error-value.js';
 import { checkAdmissionObject } from '../compiler/lint.js';
