@@ -1,6 +1,7 @@
 // Stage 2: documents → checked documents. Every document gets the document checks (check-object.ts);
 // objects of a kind no checker knows are reported once as passed over (RT1011, info); policy documents
 // without errors go on to lowering; core/v1 Namespace objects give their declared postures.
+import { Code } from '../diagnostics/codes/code.js';
 import { isPolicyKind } from '../checks/policy/policy-checker.js';
 import { Severity } from '../diagnostics/diagnostic.js';
 import type { Finding } from '../diagnostics/finding.js';
@@ -65,7 +66,7 @@ export function checkDocuments(
         placeFinding(
           locator,
           index,
-          { code: 'RT1011', severity: Severity.Info, pointer: '/kind', message },
+          { code: Code.unknownKind, severity: Severity.Info, pointer: '/kind', message },
           locators,
         ),
       );

@@ -1,5 +1,6 @@
 // The document checks of one object, whatever it came from: its head (apiVersion and kind), then every
 // checker that applies to it (compiler/checks/index.ts). Pure; never throws for bad input.
+import { Code } from '../diagnostics/codes/code.js';
 import { findCheckers } from '../checks/index.js';
 import type { CheckContext } from '../checks/document-checker.js';
 import { Severity } from '../diagnostics/diagnostic.js';
@@ -18,7 +19,12 @@ export function checkObjectDocument(object: unknown, context: CheckContext = {})
   if (!isRecord(object)) {
     return {
       findings: [
-        { code: 'RT1009', severity: Severity.Error, pointer: '', message: 'the object is not a mapping' },
+        {
+          code: Code.notAMapping,
+          severity: Severity.Error,
+          pointer: '',
+          message: 'the object is not a mapping',
+        },
       ],
       checked: true,
     };
@@ -28,7 +34,7 @@ export function checkObjectDocument(object: unknown, context: CheckContext = {})
     return {
       findings: [
         {
-          code: 'RT1010',
+          code: Code.missingTypeFields,
           severity: Severity.Error,
           pointer: typeof apiVersion !== 'string' ? '/apiVersion' : '/kind',
           message: `${typeof apiVersion !== 'string' ? 'apiVersion' : 'kind'}: expected a string naming the object's type`,

@@ -2,6 +2,7 @@
 // close to raw parsing speed and keeps only the event stream, from which positions are recovered on demand.
 // Any file the fast path refuses (syntax, duplicate keys, tabs, aliases) is parsed again by the `yaml` package,
 // which reports every problem of every document with its position and still yields the sound documents.
+import { Code } from '../diagnostics/codes/code.js';
 import * as jsyaml from 'js-yaml';
 import type { Event as YamlEvent } from 'js-yaml';
 import { isMap, isScalar, isSeq, parseAllDocuments, visit } from 'yaml';
@@ -56,7 +57,12 @@ export function parseYaml(text: string): YamlFile {
       return {
         documents: [],
         findings: [
-          placed('RT1007', `collections are nested deeper than ${MAX_NESTING_DEPTH} levels`, -1, offset),
+          placed(
+            Code.nestingTooDeep,
+            `collections are nested deeper than ${MAX_NESTING_DEPTH} levels`,
+            -1,
+            offset,
+          ),
         ],
         locate: () => undefined,
         documentOffset: () => offset,
@@ -74,7 +80,7 @@ function placed(
   offset: number,
   endOffset?: number,
 ): PlacedFinding {
-  const severity = code === 'RT1004' ? 'warning' : 'error';
+  const severity = code === Code.aliasUsed ? 'warning' : 'error';
   const p: PlacedFinding = { finding: { code, severity, message, pointer: '' }, document, offset };
   if (endOffset !== undefined) p.endOffset = endOffset;
   return p;
@@ -239,9 +245,9 @@ export function splitPointer(pointer: string): string[] {
 // ---------------------------------------------------------------------------------------------- slow path
 
 function codeOfYamlError(code: string): string {
-  if (code === 'DUPLICATE_KEY') return 'RT1002';
-  if (code === 'TAB_AS_INDENT') return 'RT1003';
-  return 'RT1001';
+  if (code === 'DUPLICATE_KEY') return Code.duplicateKey;
+  if (code === 'TAB_AS_INDENT') return Code.tabIndentation;
+  return Code.yamlSyntax;
 }
 
 function parseSlow(text: string): YamlFile {
@@ -255,7 +261,7 @@ function parseSlow(text: string): YamlFile {
         : 'the YAML parser could not read this file';
     return {
       documents: [],
-      findings: [placed(err instanceof RangeError ? 'RT1007' : 'RT1001', message, -1, 0)],
+      findings: [placed(err instanceof RangeError ? Code.nestingTooDeep : Code.yamlSyntax, message, -1, 0)],
       locate: () => undefined,
       documentOffset: () => 0,
     };
@@ -280,7 +286,12 @@ function parseSlow(text: string): YamlFile {
     });
     if (complexKey !== undefined) {
       findings.push(
-        placed('RT1001', 'mapping keys must be plain strings, not lists or mappings', index, complexKey),
+        placed(
+          Code.yamlSyntax,
+          'mapping keys must be plain strings, not lists or mappings',
+          index,
+          complexKey,
+        ),
       );
       return;
     }
@@ -288,14 +299,19 @@ function parseSlow(text: string): YamlFile {
       const value: unknown = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
       if (depthExceeds(value, MAX_NESTING_DEPTH)) {
         findings.push(
-          placed('RT1007', `collections are nested deeper than ${MAX_NESTING_DEPTH} levels`, index, offset),
+          placed(
+            Code.nestingTooDeep,
+            `collections are nested deeper than ${MAX_NESTING_DEPTH} levels`,
+            index,
+            offset,
+          ),
         );
         return;
       }
       visit(doc, {
         Alias(_key, node) {
           const [s, e] = node.range ?? [offset, offset];
-          findings.push(placed('RT1004', `alias *${node.source} is expanded here`, index, s, e));
+          findings.push(placed(Code.aliasUsed, `alias *${node.source} is expanded here`, index, s, e));
         },
       });
       documents.push({ index, value });
@@ -304,7 +320,7 @@ function parseSlow(text: string): YamlFile {
       if (/excessive alias count/i.test(message)) {
         findings.push(
           placed(
-            'RT1005',
+            Code.aliasExpansionLimit,
             `aliases expand more than ${MAX_ALIAS_COUNT} times; the document is not read`,
             index,
             offset,
@@ -312,11 +328,16 @@ function parseSlow(text: string): YamlFile {
         );
       } else if (err instanceof RangeError) {
         findings.push(
-          placed('RT1007', `collections are nested deeper than ${MAX_NESTING_DEPTH} levels`, index, offset),
+          placed(
+            Code.nestingTooDeep,
+            `collections are nested deeper than ${MAX_NESTING_DEPTH} levels`,
+            index,
+            offset,
+          ),
         );
       } else {
         // An alias whose anchor is missing (anchors do not cross documents), or another composition error.
-        findings.push(placed('RT1001', firstLine(message), index, offset));
+        findings.push(placed(Code.yamlSyntax, firstLine(message), index, offset));
       }
     }
   });

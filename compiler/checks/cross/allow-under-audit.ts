@@ -1,6 +1,7 @@
 // RT3005: an Allow policy in a namespace whose posture for that operation class is audit (the default) does
 // not restrict anything; operations outside the allow list are only alerted. Known only when the Namespace
 // object is part of the same input.
+import { Code } from '../../diagnostics/codes/code.js';
 import { getPosture, getPostureAnnotation, Posture } from '../../model/posture.js';
 import type { CrossFinding, CrossRule } from './cross-rule.js';
 
@@ -20,7 +21,7 @@ export const checkAllowUnderAudit: CrossRule = (policies, context) => {
         file: p.file,
         document: p.document,
         finding: {
-          code: 'RT3005',
+          code: Code.allowUnderAuditPosture,
           severity: 'warning',
           pointer: r.location.pointer,
           message: `Allow rule in namespace ${p.policy.target.namespace}, whose ${key} is audit: ${r.operation} operations outside the allow list will be alerted but not blocked; annotate the namespace ${key}=block to restrict them`,

@@ -1,6 +1,7 @@
 // The document checker of the two policy kinds: apiVersion, then the JSON Schema, then (on schema-valid
 // documents) the per-document semantic rules. Rules checked against each other are the cross checks'
 // (compiler/front-end runs them across the inputs, or within the one policy under admission).
+import { Code } from '../../diagnostics/codes/code.js';
 import type { Finding } from '../../diagnostics/finding.js';
 import { PolicyKind } from '../../ir/rule-set.js';
 import { API_GROUP, API_GROUP_VERSION } from '../../schema/policy-schema.js';
@@ -29,7 +30,7 @@ export const policyChecker: DocumentChecker = {
     if (o.apiVersion !== API_GROUP_VERSION) {
       return [
         {
-          code: 'RT2010',
+          code: Code.wrongApiVersion,
           severity: 'error',
           pointer: '/apiVersion',
           message: `apiVersion: ${JSON.stringify(o.apiVersion)} is not served; expected ${JSON.stringify(API_GROUP_VERSION)}`,
