@@ -1,5 +1,6 @@
 // Configuration of `rtctl enforcer run`, read once from the command line and passed in.
 import { hostname } from 'node:os';
+import { parseListenAddress } from '../compiler/net/listen-address.js';
 
 /** Where policies come from. */
 export type PolicySourceConfig =
@@ -48,14 +49,11 @@ export interface EnforcerFlags {
 /** A configuration error, shown to the user with exit code 2. */
 export class ConfigError extends Error {}
 
-/** Parses `host:port`. */
+/** Parses `host:port`, `[v6]:port`, a host name and port, or a bare port (on 127.0.0.1); throws ConfigError. */
 export function parseListen(value: string): { host: string; port: number } {
-  const i = value.lastIndexOf(':');
-  const host = i > 0 ? value.slice(0, i).replace(/^\[|\]$/g, '') : '127.0.0.1';
-  const port = Number(i >= 0 ? value.slice(i + 1) : value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ConfigError(`--listen: bad port in "${value}"`);
-  return { host, port };
+  const parsed = parseListenAddress(value, { defaultHost: '127.0.0.1', hostNames: true });
+  if (!parsed.ok) throw new ConfigError(`--listen: ${parsed.error}`);
+  return parsed.value;
 }
 
 /** Builds the configuration from flags; throws ConfigError on a usage mistake. */

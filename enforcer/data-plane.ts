@@ -4,16 +4,9 @@
 import type { Action, Operation } from '../compiler/ir/rule-set.js';
 import type { RuleTableImage } from '../compiler/rule-table/rule-table-records.js';
 
-/** Posture of one operation class when a workload is in least-permissive mode (an Allow rule exists). */
-export const Posture = { Audit: 'audit', Block: 'block' } as const;
-export type Posture = (typeof Posture)[keyof typeof Posture];
-
-/** Namespace postures by class; Process follows `file` (DESIGN.md "Policy semantics"). */
-export interface Postures {
-  file: Posture;
-  network: Posture;
-  capabilities: Posture;
-}
+// Postures (every class resolved; Process follows `file`) live in the model: compiler/model/posture.ts.
+import type { Postures } from '../compiler/model/posture.js';
+export { Posture, type Postures } from '../compiler/model/posture.js';
 
 /**
  * Where a workload lives in the kernel: what a data plane needs to attach its enforcement to it.

@@ -7,8 +7,8 @@ import type { LoadedRuleTable } from '../compiler/rule-table/read-rule-table.js'
 import type { PolicyRecord, RuleTableImage } from '../compiler/rule-table/rule-table-records.js';
 import { isTargetSelecting } from '../compiler/decide/select-policies.js';
 import type { RuleSet } from '../compiler/ir/rule-set.js';
+import { DEFAULT_POSTURES } from '../compiler/model/posture.js';
 import type { EnforcementState, Postures, WorkloadEnforcement } from './data-plane.js';
-import { DEFAULT_POSTURES } from './postures.js';
 import { toDecisionWorkload, type Workload } from './workload.js';
 
 interface NodeInputsBase {

@@ -1,17 +1,31 @@
-// Builds a policy snapshot (pure) from YAML texts: policies through the compiler's lint (parse, schema,
-// checks, lowering), Namespace objects for their posture annotations.
-import { lintTexts, type SourceText } from '../compiler/lint.js';
+// Builds a policy snapshot (pure) through the compiler's front end (parse, schema, checks, lowering, cross
+// checks): from texts (the directory source) or from API objects (the Kubernetes source). Namespace postures
+// come from the Namespace objects of the same input, read by the model's rule (compiler/model/posture.ts).
+import {
+  lintObjects,
+  lintTexts,
+  type LintResult,
+  type SourceObject,
+  type SourceText,
+} from '../compiler/lint.js';
 import { Severity } from '../compiler/diagnostics/diagnostic.js';
+import { resolvePostures } from '../compiler/model/posture.js';
 import type { PolicySnapshot } from './policy-source.js';
-import { getPostures } from './postures.js';
 
-/** A snapshot of policy texts: the rule set of the valid policies and every finding. */
-export function buildSnapshot(sources: readonly SourceText[]): PolicySnapshot {
-  const lint = lintTexts(sources);
+function toSnapshot(lint: LintResult): PolicySnapshot {
   return {
     ruleSet: lint.ruleSet,
     diagnostics: lint.diagnostics.filter((d) => d.severity !== Severity.Info),
-    // Namespace annotations come from the same parse as the policies.
-    postures: new Map([...lint.namespaceAnnotations].map(([ns, ann]) => [ns, getPostures(ann)])),
+    postures: new Map([...lint.namespacePostures].map(([ns, n]) => [ns, resolvePostures(n.postures)])),
   };
+}
+
+/** A snapshot of policy texts: the rule set of the valid policies and every finding. */
+export function buildSnapshot(sources: readonly SourceText[]): PolicySnapshot {
+  return toSnapshot(lintTexts(sources));
+}
+
+/** A snapshot of API objects (policies and Namespaces), never turned back into YAML text. */
+export function buildSnapshotFromObjects(sources: readonly SourceObject[]): PolicySnapshot {
+  return toSnapshot(lintObjects(sources));
 }

@@ -7,7 +7,7 @@ import { systemClock } from './clock.js';
 import { createDefaultConfig, DEFAULT_MANAGE_LISTEN, parseConfig, type ImdsConfig } from './config.js';
 import { formatConfigError, loadConfigFile } from './io/load-config.js';
 import { callModifyInstanceMetadataOptions } from './io/manage-client.js';
-import { formatListenAddress, parseListenAddress } from './listen-address.js';
+import { formatListenAddress, parseListenAddress } from '../compiler/net/listen-address.js';
 import { timerScheduler } from './scheduler.js';
 import { startImds } from './serve.js';
 import { loadSocketTtl } from './socket-ttl.js';

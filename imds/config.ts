@@ -9,8 +9,12 @@ import {
   HttpEndpoint,
   HttpTokens,
   InstanceMetadataTags,
-} from '../compiler/imds/options.js';
-import { formatListenAddress, parseListenAddress, type ListenAddress } from './listen-address.js';
+} from '../compiler/instance-metadata-options/options.js';
+import {
+  formatListenAddress,
+  parseListenAddress,
+  type ListenAddress,
+} from '../compiler/net/listen-address.js';
 
 /** The address the metadata service listens on by default (as on the real service). */
 export const DEFAULT_METADATA_LISTEN = '169.254.169.254:80';

@@ -1,6 +1,10 @@
 // The console form of modify-instance-metadata-options: a small HTML page on the management endpoint that
 // posts the operation form-encoded. Instance ids are escaped even though the config already restricts them.
-import { HttpEndpoint, HttpTokens, InstanceMetadataTags } from '../compiler/imds/options.js';
+import {
+  HttpEndpoint,
+  HttpTokens,
+  InstanceMetadataTags,
+} from '../compiler/instance-metadata-options/options.js';
 import { MODIFY_PATH } from './manage-paths.js';
 
 /** Escapes text for HTML element content and attribute values. */

@@ -2,7 +2,11 @@
 // have two faces: `reported` (what modify-instance-metadata-options and describe return, with State) and
 // `effective` (what the metadata server enforces). A modification is reported at once with State `pending`
 // and takes effect after the apply delay, when State becomes `applied`.
-import { OptionsState, type InstanceMetadataOptions, DEFAULT_OPTIONS } from '../compiler/imds/options.js';
+import {
+  OptionsState,
+  type InstanceMetadataOptions,
+  DEFAULT_OPTIONS,
+} from '../compiler/instance-metadata-options/options.js';
 import type { Clock } from './clock.js';
 import type { ImdsConfig, InstanceConfig } from './config.js';
 import { createCredentialIssuer, type CredentialIssuer } from './credential-issuer.js';

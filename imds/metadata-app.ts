@@ -15,7 +15,7 @@ import {
   TOKEN_TTL_HEADER,
   TOKEN_TTL_MAX_SECONDS,
   TOKEN_TTL_MIN_SECONDS,
-} from '../compiler/imds/options.js';
+} from '../compiler/instance-metadata-options/options.js';
 import { renderErrorPage } from './error-page.js';
 import type { InstanceRecord } from './instance-registry.js';
 import { buildMetadataTree, renderMetadataNode, resolveMetadataPath } from './metadata-tree.js';

@@ -1,7 +1,10 @@
 // The /latest/meta-data tree of one instance, built from its config and effective options. A directory
 // lists its entries one per line (subdirectories end in `/`); a value is text. Credential values are
 // computed when read, so they rotate.
-import { InstanceMetadataTags, type InstanceMetadataOptions } from '../compiler/imds/options.js';
+import {
+  InstanceMetadataTags,
+  type InstanceMetadataOptions,
+} from '../compiler/instance-metadata-options/options.js';
 import type { InstanceConfig } from './config.js';
 import type { CredentialIssuer } from './credential-issuer.js';
 

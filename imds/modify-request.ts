@@ -12,7 +12,7 @@ import {
   MODIFY_PARAMETERS,
   type InstanceMetadataOptions,
   type ModifyParameter,
-} from '../compiler/imds/options.js';
+} from '../compiler/instance-metadata-options/options.js';
 
 /** The option fields the operation can change. */
 export type ModifiableOptions = Pick<

@@ -6,7 +6,11 @@ import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import { resolveInstanceListen, type ImdsConfig } from './config.js';
 import { createInstanceRegistry, type InstanceRegistry } from './instance-registry.js';
-import { formatListenAddress, parseListenAddress, type ListenAddress } from './listen-address.js';
+import {
+  formatListenAddress,
+  parseListenAddress,
+  type ListenAddress,
+} from '../compiler/net/listen-address.js';
 import { createManageApp } from './manage-app.js';
 import { createMetadataApp } from './metadata-app.js';
 import type { Scheduler } from './scheduler.js';

@@ -8,10 +8,10 @@ import type { Command } from 'commander';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
 import { generateWebhookCertificates } from './certs.js';
-import { parseListenAddress } from '../imds/listen-address.js';
+import { parseListenAddress } from '../compiler/net/listen-address.js';
 import { DEFAULT_LISTEN, parseMillis, type WebhookServeConfig } from './config.js';
 import { messageOf } from './error-value.js';
-import { checkObject } from '../compiler/lint.js';
+import { checkAdmissionObject } from '../compiler/lint.js';
 import { startWebhook } from './serve.js';
 import { buildWebhookConfiguration, DEFAULT_WEBHOOK_CONFIG } from './webhook-config.js';
 
@@ -82,7 +82,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   const logger = pino({ level: flags.logLevel, base: { component: 'webhook' } });
   let webhook;
   try {
-    webhook = await startWebhook(config, logger, checkObject);
+    webhook = await startWebhook(config, logger, checkAdmissionObject);
   } catch (err) {
     return fail(`webhook serve: ${messageOf(err)}`);
   }

@@ -27,7 +27,7 @@ export interface RunningWebhook {
   shutdown(): Promise<void>;
 }
 
-/** Starts the webhook. `check` is the compiler's checkObject. */
+/** Starts the webhook. `check` is the compiler's checkAdmissionObject. */
 export async function startWebhook(
   config: WebhookServeConfig,
   logger: Logger,

@@ -13,11 +13,6 @@ export interface ObjectHead {
 export interface CheckContext {
   /** The admission operation when run by the webhook (`CREATE`, `UPDATE`); undefined in lint. */
   operation?: string;
-  /**
-   * Set by lint, which checks rules against each other across all documents itself (compiler/checks/cross);
-   * without it, the policy checker checks the rules of the one object against each other.
-   */
-  crossChecked?: boolean;
 }
 
 /** A pure validator for one family of objects. */

@@ -2,7 +2,7 @@
 // decides, whether the operation is allowed, and the alert it produces. Pure and independent of policy
 // order; every data plane is tested against it. Choices DESIGN.md leaves open are listed in
 // docs/rule-table.md ("Choices the oracle makes"). `syscalls` rules and presets are monitors, outside it.
-import { Action, Operation, PolicyKind, type PolicyIR, type Rule, type RuleSet } from '../ir/rule-set.js';
+import { Action, PolicyKind, type PolicyIR, type Rule, type RuleSet } from '../ir/rule-set.js';
 import {
   Posture,
   WorkloadKind,
@@ -26,21 +26,12 @@ import {
   matchesSource,
   normalizeOperationRequest,
 } from './match-rule.js';
+import { getPosture } from '../model/posture.js';
 import { compareRulePrecedence, type PolicyRule } from './precedence.js';
 import { selectPolicies } from './select-policies.js';
 
-/** The posture that applies to an operation class (Process follows the file posture). */
-export function getPosture(postures: Postures, operation: Operation): Posture {
-  switch (operation) {
-    case Operation.Process:
-    case Operation.File:
-      return postures.file ?? Posture.Audit;
-    case Operation.Network:
-      return postures.network ?? Posture.Audit;
-    case Operation.Capabilities:
-      return postures.capabilities ?? Posture.Audit;
-  }
-}
+/** The posture that applies to an operation class (Process follows the file posture): the model's rule. */
+export { getPosture };
 
 /** Where a rule of a policy is written. */
 export function toRuleReference(policy: PolicyIR, rule: Rule): RuleReference {

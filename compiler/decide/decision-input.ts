@@ -38,13 +38,5 @@ export interface OperationRequest {
   args?: readonly string[];
 }
 
-/** A namespace posture value. */
-export const Posture = { Audit: 'audit', Block: 'block' } as const;
-export type Posture = (typeof Posture)[keyof typeof Posture];
-
-/** Postures per operation class; Process follows `file`. Missing entries are `audit` (the default). */
-export interface Postures {
-  file?: Posture;
-  network?: Posture;
-  capabilities?: Posture;
-}
+// Postures live in the model (compiler/model/posture.ts); the oracle takes declared ones (missing: `audit`).
+export { Posture, type DeclaredPostures as Postures } from '../model/posture.js';

@@ -8,7 +8,6 @@ import { readSources } from '../io/read-sources.js';
 import { lintTexts } from '../lint.js';
 import { explainRequest, formatExplainJson, formatExplainText } from './explain.js';
 import { parseExplainOptions, type ExplainOptions } from './explain-request.js';
-import { collectNamespacePostures } from './namespace-postures.js';
 
 /** Registers `rtctl explain` on the root program. */
 export function registerExplainCommand(program: Command): void {
@@ -53,11 +52,12 @@ export function registerExplainCommand(program: Command): void {
         process.exitCode = read.ioFailed ? 2 : 1;
         return;
       }
-      // Postures of the pod's namespace from Namespace objects among the files, then --posture on top.
+      // Postures of the pod's namespace from Namespace objects among the files (lint's own parse), then
+      // --posture on top.
       const request = parsed.request;
       const declared =
         request.workload.kind === 'container'
-          ? collectNamespacePostures(read.sources).get(request.workload.namespace)
+          ? lint.namespacePostures.get(request.workload.namespace)
           : undefined;
       const result = explainRequest(lint.ruleSet, {
         ...request,

@@ -1,13 +1,8 @@
 // Parses the options of `rtctl explain` into a workload, an operation and postures. Pure: a bad
 // option is an error value naming the option and what was expected, never an exception.
 import { Operation } from '../ir/rule-set.js';
-import {
-  Posture,
-  WorkloadKind,
-  type OperationRequest,
-  type Postures,
-  type Workload,
-} from '../decide/decision-input.js';
+import { WorkloadKind, type OperationRequest, type Workload } from '../decide/decision-input.js';
+import { isPosture, isPostureClass, type DeclaredPostures } from '../model/posture.js';
 
 /** The raw options as commander gives them. */
 export interface ExplainOptions {
@@ -32,7 +27,7 @@ export interface ExplainOptions {
 export interface ExplainRequest {
   workload: Workload;
   operation: OperationRequest;
-  postures: Postures;
+  postures: DeclaredPostures;
 }
 
 /** A parsed request, or a usage error message. */
@@ -51,22 +46,20 @@ export function parseLabelList(option: string, text: string | undefined): Record
   return labels;
 }
 
-const POSTURE_CLASSES = ['file', 'network', 'capabilities'] as const;
-
 /** Parses `file=block,network=audit`. */
-export function parsePostureList(text: string | undefined): Postures | string {
-  const postures: Postures = {};
+export function parsePostureList(text: string | undefined): DeclaredPostures | string {
+  const postures: DeclaredPostures = {};
   if (text === undefined || text.trim() === '') return postures;
   const pairs = parseLabelList('--posture', text);
   if (typeof pairs === 'string') return pairs;
   for (const [cls, value] of Object.entries(pairs)) {
-    if (!(POSTURE_CLASSES as readonly string[]).includes(cls)) {
+    if (!isPostureClass(cls)) {
       return `--posture: unknown class ${JSON.stringify(cls)}; expected file, network or capabilities (process follows file)`;
     }
-    if (value !== Posture.Audit && value !== Posture.Block) {
+    if (!isPosture(value)) {
       return `--posture: ${cls} must be audit or block, got ${JSON.stringify(value)}`;
     }
-    postures[cls as (typeof POSTURE_CLASSES)[number]] = value;
+    postures[cls] = value;
   }
   return postures;
 }

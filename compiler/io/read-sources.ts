@@ -1,5 +1,6 @@
 // Reads policy files from paths given on the command line: files as named, directories searched recursively
 // for .yaml and .yml files in sorted order. Bytes are decoded strictly; what cannot be read becomes a diagnostic.
+import { Code } from '../diagnostics/codes/code.js';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
@@ -52,20 +53,20 @@ export async function readSources(
         const found = await listYamlFiles(p);
         if (found.length === 0)
           diagnostics.push(
-            fileDiagnostic('RT1013', p, `directory ${p} holds no .yaml or .yml files`, 'warning'),
+            fileDiagnostic(Code.noPolicyFiles, p, `directory ${p} holds no .yaml or .yml files`, 'warning'),
           );
         files.push(...found);
       } else if (s.isFile()) {
         files.push(p);
       } else {
         ioFailed = true;
-        diagnostics.push(fileDiagnostic('RT1012', p, `${p} is neither a file nor a directory`));
+        diagnostics.push(fileDiagnostic(Code.readFailed, p, `${p} is neither a file nor a directory`));
       }
     } catch (err) {
       ioFailed = true;
       diagnostics.push(
         fileDiagnostic(
-          'RT1012',
+          Code.readFailed,
           p,
           `cannot read ${p}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
         ),
@@ -80,7 +81,7 @@ export async function readSources(
       if (s.size > maxFileBytes) {
         diagnostics.push(
           fileDiagnostic(
-            'RT1006',
+            Code.fileTooLarge,
             file,
             `file is ${s.size} bytes; the limit is ${maxFileBytes} bytes (--max-file-size)`,
           ),
@@ -92,7 +93,7 @@ export async function readSources(
       ioFailed = true;
       diagnostics.push(
         fileDiagnostic(
-          'RT1012',
+          Code.readFailed,
           file,
           `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
         ),

@@ -1,25 +1,16 @@
 // The DocumentChecker for namespace posture annotations: runtime-file-posture, runtime-network-posture and
-// runtime-capabilities-posture must be `audit` or `block` (lower case, as the seed writes them).
+// runtime-capabilities-posture must be `audit` or `block` (lower case, as the seed writes them). Names,
+// values and the reading rule are the model's (compiler/model/posture.ts).
 import type { CheckContext, DocumentChecker, ObjectHead } from '../checks/document-checker.js';
 import { AdmissionCode } from '../diagnostics/codes/admission.js';
 import { Severity } from '../diagnostics/diagnostic.js';
 import type { Finding } from '../diagnostics/finding.js';
 import { describeValue, isRecord } from '../model/json-value.js';
-
-/** The posture annotation keys, one per operation class (Process follows the file posture). */
-export const POSTURE_ANNOTATIONS = [
-  'runtime-file-posture',
-  'runtime-network-posture',
-  'runtime-capabilities-posture',
-] as const;
-
-/** The values a posture annotation may take. */
-export const Posture = { Audit: 'audit', Block: 'block' } as const;
-export type Posture = (typeof Posture)[keyof typeof Posture];
+import { isPosture, Posture, POSTURE_ANNOTATIONS } from '../model/posture.js';
 
 /** The findings for one posture annotation value, or none when it is valid. */
 export function checkPostureValue(key: string, value: unknown): Finding[] {
-  if (value === Posture.Audit || value === Posture.Block) return [];
+  if (isPosture(value)) return [];
   const hint =
     typeof value === 'string' &&
     (value.trim().toLowerCase() === Posture.Audit || value.trim().toLowerCase() === Posture.Block)

@@ -12,7 +12,7 @@ import {
   HOP_LIMIT_MIN,
   isOneOf,
   isValidHopLimit,
-} from '../imds/options.js';
+} from '../instance-metadata-options/options.js';
 import { describeValue, isRecord } from '../model/json-value.js';
 import { ImdsOption, type FieldSpec, type ImdsValues, type NodeKind } from './node-kinds.js';
 

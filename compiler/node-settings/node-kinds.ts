@@ -1,7 +1,12 @@
 // The table of Kubernetes kinds that carry EC2 instance-metadata options: for each kind, where its node
 // settings are (JSONPath), what its fields are called and what a missing field defaults to. Data only; the
 // evaluator in evaluate-node-settings.ts reads it, so supporting a new kind is one entry here.
-import { HttpEndpoint, HttpTokens, InstanceMetadataTags, DEFAULT_OPTIONS } from '../imds/options.js';
+import {
+  HttpEndpoint,
+  HttpTokens,
+  InstanceMetadataTags,
+  DEFAULT_OPTIONS,
+} from '../instance-metadata-options/options.js';
 
 /** The four options the IMDS rules look at. */
 export const ImdsOption = {
@@ -12,7 +17,7 @@ export const ImdsOption = {
 } as const;
 export type ImdsOption = (typeof ImdsOption)[keyof typeof ImdsOption];
 
-/** The value of each option in the vocabulary of compiler/imds/options.ts. */
+/** The value of each option in the vocabulary of compiler/instance-metadata-options/options.ts. */
 export interface ImdsValues {
   tokens: HttpTokens;
   hopLimit: number;

@@ -1,4 +1,5 @@
 // Turns a file's bytes into text: strict UTF-8, a UTF-8 byte-order mark dropped, UTF-16/32 refused, size bounded.
+import { Code } from '../diagnostics/codes/code.js';
 import type { Finding } from '../diagnostics/finding.js';
 
 /** Default bound on one file's size: far above any policy file, far below what would exhaust memory. */
@@ -13,7 +14,7 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 export function decodeText(bytes: Uint8Array, maxBytes: number = DEFAULT_MAX_FILE_BYTES): DecodeResult {
   if (bytes.length > maxBytes) {
     return fail(
-      'RT1006',
+      Code.fileTooLarge,
       `file is ${bytes.length} bytes; the limit is ${maxBytes} bytes (--max-file-size)`,
       0,
     );
@@ -21,14 +22,14 @@ export function decodeText(bytes: Uint8Array, maxBytes: number = DEFAULT_MAX_FIL
   const b0 = bytes[0];
   const b1 = bytes[1];
   if ((b0 === 0xff && b1 === 0xfe) || (b0 === 0xfe && b1 === 0xff) || (b0 === 0 && b1 === 0)) {
-    return fail('RT1008', 'file starts with a UTF-16 or UTF-32 byte-order mark; expected UTF-8 text', 0);
+    return fail(Code.notUtf8, 'file starts with a UTF-16 or UTF-32 byte-order mark; expected UTF-8 text', 0);
   }
   try {
     return { ok: true, text: decoder.decode(bytes) };
   } catch {
     const offset = findInvalidUtf8(bytes);
     return fail(
-      'RT1008',
+      Code.notUtf8,
       `byte ${offset} is not valid UTF-8 (found 0x${hex(bytes[offset])}); expected UTF-8 text`,
       offset,
     );

@@ -2,10 +2,11 @@
 // close to raw parsing speed and keeps only the event stream, from which positions are recovered on demand.
 // Any file the fast path refuses (syntax, duplicate keys, tabs, aliases) is parsed again by the `yaml` package,
 // which reports every problem of every document with its position and still yields the sound documents.
+import { Code } from '../diagnostics/codes/code.js';
 import * as jsyaml from 'js-yaml';
 import type { Event as YamlEvent } from 'js-yaml';
 import { isMap, isScalar, isSeq, parseAllDocuments, visit } from 'yaml';
-import type { Node as YamlNode } from 'yaml';
+import type { Node as YamlNode, Pair, YAMLMap } from 'yaml';
 import type { Finding } from '../diagnostics/finding.js';
 
 /** Bound on collection nesting. Policies nest about eight levels; far deeper input is hostile or broken. */
@@ -56,7 +57,12 @@ export function parseYaml(text: string): YamlFile {
       return {
         documents: [],
         findings: [
-          placed('RT1007', `collections are nested deeper than ${MAX_NESTING_DEPTH} levels`, -1, offset),
+          placed(
+            Code.nestingTooDeep,
+            `collections are nested deeper than ${MAX_NESTING_DEPTH} levels`,
+            -1,
+            offset,
+          ),
         ],
         locate: () => undefined,
         documentOffset: () => offset,
@@ -74,7 +80,7 @@ function placed(
   offset: number,
   endOffset?: number,
 ): PlacedFinding {
-  const severity = code === 'RT1004' ? 'warning' : 'error';
+  const severity = code === Code.aliasUsed ? 'warning' : 'error';
   const p: PlacedFinding = { finding: { code, severity, message, pointer: '' }, document, offset };
   if (endOffset !== undefined) p.endOffset = endOffset;
   return p;
@@ -84,30 +90,25 @@ function placed(
 
 /**
  * The clean-file result. Positions are not needed unless something is reported or a rule's line is read, so
- * the event stream that carries them is parsed on first use only.
+ * the event stream that carries them is parsed and indexed on first use only.
  */
 function fastResult(text: string, values: unknown[]): YamlFile {
-  let events: YamlEvent[] | undefined;
-  let docStarts: number[] = [];
-  const ensureEvents = (): YamlEvent[] => {
-    if (events === undefined) {
-      events = jsyaml.parseEvents(text, { maxDepth: MAX_NESTING_DEPTH });
-      docStarts = [];
-      for (let i = 0; i < events.length; i++) if (events[i]?.type === E.DOCUMENT) docStarts.push(i);
-    }
-    return events;
+  let index: EventIndex | undefined;
+  const ensureIndex = (): EventIndex => {
+    index ??= new EventIndex(text, jsyaml.parseEvents(text, { maxDepth: MAX_NESTING_DEPTH }));
+    return index;
   };
   return {
     documents: values.map((value, index) => ({ index, value })),
     findings: [],
     locate(document, pointer) {
-      const ev = ensureEvents();
-      const start = docStarts[document];
-      return start === undefined ? undefined : locateInEvents(text, ev, start + 1, pointer);
+      const ix = ensureIndex();
+      const start = ix.docStarts[document];
+      return start === undefined ? undefined : ix.locate(start + 1, pointer);
     },
     documentOffset(document) {
-      const ev = ensureEvents();
-      const start = nodeStart(ev[(docStarts[document] ?? -1) + 1]);
+      const ix = ensureIndex();
+      const start = nodeStart(ix.events[(ix.docStarts[document] ?? -1) + 1]);
       return start !== undefined && start >= 0 ? start : 0;
     },
   };
@@ -121,63 +122,115 @@ function nodeStart(e: YamlEvent | undefined): number | undefined {
   return undefined;
 }
 
-/** Index of the event after the node that starts at `i`. */
-function skipNode(events: readonly YamlEvent[], i: number): number {
-  const t = events[i]?.type;
-  if (t !== E.MAPPING && t !== E.SEQUENCE) return i + 1;
-  let depth = 0;
-  do {
-    const u = events[i]?.type;
-    if (u === E.MAPPING || u === E.SEQUENCE) depth++;
-    else if (u === E.POP) depth--;
-    i++;
-  } while (depth > 0 && i < events.length);
-  return i;
+/** A mapping entry: the key's offset and the index of the value's first event. */
+interface MappingEntry {
+  keyOffset: number;
+  value: number;
 }
 
-function locateInEvents(
-  text: string,
-  events: readonly YamlEvent[],
-  root: number,
-  pointer: string,
-): Range | undefined {
-  let i = root;
-  let keyOffset: number | undefined;
-  // Empty scalars (a bare `-` or `key:`) have no offset of their own: fall back to the nearest ancestor's.
-  let fallback = 0;
-  for (const seg of splitPointer(pointer)) {
-    const e = events[i];
-    const here = nodeStart(e);
-    if (here !== undefined && here >= 0) fallback = here;
-    let next = -1;
-    if (e?.type === E.MAPPING) {
-      for (let j = i + 1; j < events.length && events[j]?.type !== E.POP;) {
-        const key = events[j];
-        const valueIndex = skipNode(events, j);
-        if (key?.type === E.SCALAR && jsyaml.getScalarValue(text, key) === seg) {
-          keyOffset = key.valueStart;
-          next = valueIndex;
-          break;
-        }
-        j = skipNode(events, valueIndex);
-      }
-    } else if (e?.type === E.SEQUENCE && /^\d+$/.test(seg)) {
-      let j = i + 1;
-      for (let k = Number(seg); k > 0 && events[j]?.type !== E.POP; k--) j = skipNode(events, j);
-      if (events[j]?.type !== E.POP) {
-        next = j;
-        keyOffset = undefined;
+/**
+ * The event stream of one file, indexed so that locating a pointer costs its depth, not the size of the
+ * collections it walks through: the end of every collection is computed in one pass, and the children of a
+ * collection are indexed (keys in a map, items in an array) the first time a pointer goes through it.
+ * Locating every finding of a file is therefore linear in the file plus the findings (issue 12, item 8).
+ */
+class EventIndex {
+  readonly docStarts: number[] = [];
+  /** For each collection's start event, the index of the event after its POP. */
+  private readonly ends: Int32Array;
+  private readonly mappings = new Map<number, Map<string, MappingEntry>>();
+  private readonly sequences = new Map<number, number[]>();
+
+  constructor(
+    private readonly text: string,
+    readonly events: readonly YamlEvent[],
+  ) {
+    this.ends = new Int32Array(events.length);
+    const open: number[] = [];
+    for (let i = 0; i < events.length; i++) {
+      const t = events[i]?.type;
+      if (t === E.DOCUMENT) this.docStarts.push(i);
+      else if (t === E.MAPPING || t === E.SEQUENCE) open.push(i);
+      else if (t === E.POP) {
+        const start = open.pop();
+        if (start !== undefined) this.ends[start] = i + 1;
       }
     }
-    if (next < 0) break;
-    i = next;
   }
-  const node = events[i];
-  let start = nodeStart(node);
-  if (start === undefined) return undefined;
-  if (start < 0) start = keyOffset ?? fallback;
-  const end = node?.type === E.SCALAR && node.valueEnd >= 0 ? node.valueEnd : start;
-  return { offset: keyOffset ?? start, endOffset: Math.max(end, keyOffset ?? start) };
+
+  /** Index of the event after the node that starts at `i`. */
+  private skip(i: number): number {
+    const t = this.events[i]?.type;
+    if (t !== E.MAPPING && t !== E.SEQUENCE) return i + 1;
+    const end = this.ends[i] ?? 0;
+    return end > i ? end : this.events.length;
+  }
+
+  private mapping(i: number): Map<string, MappingEntry> {
+    let entries = this.mappings.get(i);
+    if (entries === undefined) {
+      entries = new Map();
+      for (let j = i + 1; j < this.events.length && this.events[j]?.type !== E.POP;) {
+        const key = this.events[j];
+        const value = this.skip(j);
+        if (key?.type === E.SCALAR) {
+          const name = jsyaml.getScalarValue(this.text, key);
+          if (!entries.has(name)) entries.set(name, { keyOffset: key.valueStart, value });
+        }
+        j = this.skip(value);
+      }
+      this.mappings.set(i, entries);
+    }
+    return entries;
+  }
+
+  private sequence(i: number): number[] {
+    let items = this.sequences.get(i);
+    if (items === undefined) {
+      items = [];
+      for (let j = i + 1; j < this.events.length && this.events[j]?.type !== E.POP; j = this.skip(j)) {
+        items.push(j);
+      }
+      this.sequences.set(i, items);
+    }
+    return items;
+  }
+
+  /** The range of `pointer` below the node at event `root`, or of its nearest existing ancestor. */
+  locate(root: number, pointer: string): Range | undefined {
+    const { events } = this;
+    let i = root;
+    let keyOffset: number | undefined;
+    // Empty scalars (a bare `-` or `key:`) have no offset of their own: fall back to the nearest ancestor's.
+    let fallback = 0;
+    for (const seg of splitPointer(pointer)) {
+      const e = events[i];
+      const here = nodeStart(e);
+      if (here !== undefined && here >= 0) fallback = here;
+      let next = -1;
+      if (e?.type === E.MAPPING) {
+        const entry = this.mapping(i).get(seg);
+        if (entry !== undefined) {
+          keyOffset = entry.keyOffset;
+          next = entry.value;
+        }
+      } else if (e?.type === E.SEQUENCE && /^\d+$/.test(seg)) {
+        const item = this.sequence(i)[Number(seg)];
+        if (item !== undefined) {
+          next = item;
+          keyOffset = undefined;
+        }
+      }
+      if (next < 0) break;
+      i = next;
+    }
+    const node = events[i];
+    let start = nodeStart(node);
+    if (start === undefined) return undefined;
+    if (start < 0) start = keyOffset ?? fallback;
+    const end = node?.type === E.SCALAR && node.valueEnd >= 0 ? node.valueEnd : start;
+    return { offset: keyOffset ?? start, endOffset: Math.max(end, keyOffset ?? start) };
+  }
 }
 
 /** Splits an RFC 6901 pointer into unescaped segments. */
@@ -192,9 +245,9 @@ export function splitPointer(pointer: string): string[] {
 // ---------------------------------------------------------------------------------------------- slow path
 
 function codeOfYamlError(code: string): string {
-  if (code === 'DUPLICATE_KEY') return 'RT1002';
-  if (code === 'TAB_AS_INDENT') return 'RT1003';
-  return 'RT1001';
+  if (code === 'DUPLICATE_KEY') return Code.duplicateKey;
+  if (code === 'TAB_AS_INDENT') return Code.tabIndentation;
+  return Code.yamlSyntax;
 }
 
 function parseSlow(text: string): YamlFile {
@@ -208,7 +261,7 @@ function parseSlow(text: string): YamlFile {
         : 'the YAML parser could not read this file';
     return {
       documents: [],
-      findings: [placed(err instanceof RangeError ? 'RT1007' : 'RT1001', message, -1, 0)],
+      findings: [placed(err instanceof RangeError ? Code.nestingTooDeep : Code.yamlSyntax, message, -1, 0)],
       locate: () => undefined,
       documentOffset: () => 0,
     };
@@ -233,7 +286,12 @@ function parseSlow(text: string): YamlFile {
     });
     if (complexKey !== undefined) {
       findings.push(
-        placed('RT1001', 'mapping keys must be plain strings, not lists or mappings', index, complexKey),
+        placed(
+          Code.yamlSyntax,
+          'mapping keys must be plain strings, not lists or mappings',
+          index,
+          complexKey,
+        ),
       );
       return;
     }
@@ -241,14 +299,19 @@ function parseSlow(text: string): YamlFile {
       const value: unknown = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
       if (depthExceeds(value, MAX_NESTING_DEPTH)) {
         findings.push(
-          placed('RT1007', `collections are nested deeper than ${MAX_NESTING_DEPTH} levels`, index, offset),
+          placed(
+            Code.nestingTooDeep,
+            `collections are nested deeper than ${MAX_NESTING_DEPTH} levels`,
+            index,
+            offset,
+          ),
         );
         return;
       }
       visit(doc, {
         Alias(_key, node) {
           const [s, e] = node.range ?? [offset, offset];
-          findings.push(placed('RT1004', `alias *${node.source} is expanded here`, index, s, e));
+          findings.push(placed(Code.aliasUsed, `alias *${node.source} is expanded here`, index, s, e));
         },
       });
       documents.push({ index, value });
@@ -257,7 +320,7 @@ function parseSlow(text: string): YamlFile {
       if (/excessive alias count/i.test(message)) {
         findings.push(
           placed(
-            'RT1005',
+            Code.aliasExpansionLimit,
             `aliases expand more than ${MAX_ALIAS_COUNT} times; the document is not read`,
             index,
             offset,
@@ -265,11 +328,16 @@ function parseSlow(text: string): YamlFile {
         );
       } else if (err instanceof RangeError) {
         findings.push(
-          placed('RT1007', `collections are nested deeper than ${MAX_NESTING_DEPTH} levels`, index, offset),
+          placed(
+            Code.nestingTooDeep,
+            `collections are nested deeper than ${MAX_NESTING_DEPTH} levels`,
+            index,
+            offset,
+          ),
         );
       } else {
         // An alias whose anchor is missing (anchors do not cross documents), or another composition error.
-        findings.push(placed('RT1001', firstLine(message), index, offset));
+        findings.push(placed(Code.yamlSyntax, firstLine(message), index, offset));
       }
     }
   });
@@ -293,13 +361,30 @@ function firstLine(message: string): string {
   return line.replace(/ at line \d+, column \d+:?$/, '');
 }
 
+/** The pairs of a map by key (first occurrence), built once per map: lookups do not scan the map. */
+const pairIndexes = new WeakMap<YAMLMap, Map<string, Pair>>();
+
+function findPair(map: YAMLMap, key: string): Pair | undefined {
+  let index = pairIndexes.get(map);
+  if (index === undefined) {
+    index = new Map();
+    for (const p of map.items) {
+      if (!isScalar(p.key)) continue;
+      const name = String(p.key.value);
+      if (!index.has(name)) index.set(name, p);
+    }
+    pairIndexes.set(map, index);
+  }
+  return index.get(key);
+}
+
 function locateInNodes(root: YamlNode | null, pointer: string): Range | undefined {
   let node: YamlNode | null = root;
   let keyOffset: number | undefined;
   for (const seg of splitPointer(pointer)) {
     let next: YamlNode | null | undefined;
     if (isMap(node)) {
-      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === seg);
+      const pair = findPair(node, seg);
       if (pair !== undefined) {
         keyOffset = isScalar(pair.key) ? pair.key.range?.[0] : undefined;
         next = pair.value as YamlNode | null;

@@ -1,6 +1,7 @@
 // Schema validation with ajv. Two compiled validators per kind: a fast one that stops at the first error
 // (the common, clean case), and an exhaustive one run only on documents that failed, whose errors are
 // translated into findings with stable codes and messages that name the field, the value and the expectation.
+import { Code } from '../diagnostics/codes/code.js';
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Finding } from '../diagnostics/finding.js';
@@ -122,7 +123,7 @@ function translateError(kind: PolicyKind, e: ErrorObject): Finding[] {
       if (kind === PolicyKind.RuntimeHostPolicy && at === '/spec' && name === 'selector') {
         return [
           {
-            code: 'RT3007',
+            code: Code.hostPolicyWithSelector,
             severity: 'error',
             pointer,
             message:
@@ -133,7 +134,7 @@ function translateError(kind: PolicyKind, e: ErrorObject): Finding[] {
       const allowed = propertiesOf(e.parentSchema);
       return [
         finding(
-          'RT2003',
+          Code.unknownField,
           pointer,
           `unknown field "${name}"${suggest(name, allowed)}; expected one of: ${allowed.join(', ')}`,
         ),
@@ -144,7 +145,7 @@ function translateError(kind: PolicyKind, e: ErrorObject): Finding[] {
       if (at === '/spec' && missing === 'selector') {
         return [
           finding(
-            'RT2008',
+            Code.missingSelector,
             at,
             'selector is required: a RuntimePolicy must say which pods it applies to; write `selector: {matchLabels: {}}` to select every pod of the namespace, or list the labels to select',
           ),
@@ -153,19 +154,19 @@ function translateError(kind: PolicyKind, e: ErrorObject): Finding[] {
       if (at === '/spec' && missing === 'nodeSelector') {
         return [
           finding(
-            'RT2009',
+            Code.missingNodeSelector,
             at,
             'nodeSelector is required: a RuntimeHostPolicy must say which nodes it applies to (`nodeSelector: {matchLabels: {kubernetes.io/hostname: "*"}}` selects every node)',
           ),
         ];
       }
-      return [finding('RT2002', at, `missing required field "${missing}"`)];
+      return [finding(Code.missingField, at, `missing required field "${missing}"`)];
     }
     case 'type': {
       const expected = String((e.params as { type: string }).type);
       return [
         finding(
-          'RT2001',
+          Code.wrongType,
           at,
           `expected ${expected === 'object' ? 'a mapping' : expected === 'array' ? 'a list' : expected}, found ${describe(e.data)}`,
         ),
@@ -177,7 +178,7 @@ function translateError(kind: PolicyKind, e: ErrorObject): Finding[] {
         allowed.length > 12
           ? 'a Linux system call name'
           : `one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`;
-      return [finding('RT2004', at, `${describe(e.data)} is not allowed; expected ${list}`)];
+      return [finding(Code.notAllowedValue, at, `${describe(e.data)} is not allowed; expected ${list}`)];
     }
     case 'pattern':
       return [translatePattern(at, field, e.data)];
@@ -186,7 +187,7 @@ function translateError(kind: PolicyKind, e: ErrorObject): Finding[] {
       const limit = (e.params as { limit: number }).limit;
       return [
         finding(
-          'RT2006',
+          Code.outOfRange,
           at,
           `${describe(e.data)} is ${e.keyword === 'minimum' ? 'below the minimum' : 'above the maximum'} ${limit}${field === 'severity' ? ' (severity is 1 to 10)' : ''}`,
         ),
@@ -199,14 +200,14 @@ function translateError(kind: PolicyKind, e: ErrorObject): Finding[] {
       const limit = (e.params as { limit: number }).limit;
       const what = e.keyword.endsWith('Length') ? 'characters' : 'items';
       const bound = e.keyword.startsWith('max') ? 'at most' : 'at least';
-      return [finding('RT2007', at, `expected ${bound} ${limit} ${what}`)];
+      return [finding(Code.badLength, at, `expected ${bound} ${limit} ${what}`)];
     }
     case 'oneOf': {
       const names = (e.schema as Array<{ required: string[] }>).map((b) => b.required.join('')).join(' or ');
-      return [finding('RT2013', at, `write exactly one of ${names}`)];
+      return [finding(Code.oneOf, at, `write exactly one of ${names}`)];
     }
     default:
-      return [finding('RT2005', at, `${describe(e.data)} ${e.message ?? 'is not valid'}`)];
+      return [finding(Code.patternMismatch, at, `${describe(e.data)} ${e.message ?? 'is not valid'}`)];
   }
 }
 
@@ -216,30 +217,30 @@ function translatePattern(at: string, field: string, data: unknown): Finding {
   if (PATH_FIELDS.has(field) || DIR_FIELDS.has(field)) {
     if (!value.startsWith('/')) {
       return finding(
-        'RT3001',
+        Code.relativePath,
         at,
         `${shown} is a relative path; rules match absolute paths only (start it with /)`,
       );
     }
     if (DIR_FIELDS.has(field)) {
       return finding(
-        'RT3002',
+        Code.directoryWithoutSlash,
         at,
         `directory ${shown} does not end in /; write ${JSON.stringify(`${value}/`)}`,
       );
     }
     if (at.includes('/syscalls/')) {
-      return finding('RT2005', at, `${shown} is not an absolute file or directory path`);
+      return finding(Code.patternMismatch, at, `${shown} is not an absolute file or directory path`);
     }
     return finding(
-      'RT3010',
+      Code.pathEndsWithSlash,
       at,
       `path ${shown} ends in /; use matchDirectories with dir: ${shown} for a directory`,
     );
   }
   if (field === 'protocol') {
     return finding(
-      'RT2011',
+      Code.unknownProtocol,
       at,
       `unknown protocol ${shown}; expected one of tcp, udp, icmp, icmpv6, raw, sctp, stream, dgram, rdm, seqpacket, dccp, packet, all (lower or upper case)`,
     );
@@ -250,20 +251,20 @@ function translatePattern(at: string, field: string, data: unknown): Finding {
         ? ` (write ${JSON.stringify(value.toLowerCase().replace(/^cap_/, ''))})`
         : '';
     return finding(
-      'RT2012',
+      Code.unknownCapability,
       at,
       `unknown capability ${shown}${hint}; expected a capability name such as net_raw or sys_admin`,
     );
   }
   if (field === 'execname') {
     return finding(
-      'RT2005',
+      Code.patternMismatch,
       at,
       `execname ${shown} must be a bare binary name without /; use path for a full path`,
     );
   }
   if (/\/matchExpressions\/\d+\/values\/\d+$/.test(at)) {
-    return finding('RT2005', at, `${shown} must be a label written as key=value`);
+    return finding(Code.patternMismatch, at, `${shown} must be a label written as key=value`);
   }
-  return finding('RT2005', at, `${shown} does not have the required form`);
+  return finding(Code.patternMismatch, at, `${shown} does not have the required form`);
 }

@@ -2,7 +2,7 @@
 // entries of one slot (docs/bpf-lsm.md "Maps"). Pure: the index nodes, rules and sources are the
 // table's own records (docs/rule-table.md), so the programs walk the same lists as every reader.
 // A table beyond the maps' limits is an error result naming the limit, never a silent drop.
-import { Action } from '../../compiler/ir/rule-set.js';
+import { Action, Operation } from '../../compiler/ir/rule-set.js';
 import {
   ACTION_CODES,
   MatcherCode,
@@ -10,6 +10,7 @@ import {
   SourceCode,
 } from '../../compiler/rule-table/rule-table-format.js';
 import type { RuleTableRecords } from '../../compiler/rule-table/rule-table-records.js';
+import { getPosture, Posture } from '../../compiler/model/posture.js';
 import type { Postures } from '../data-plane.js';
 import { buildGlobAutomaton } from './glob-automaton.js';
 import {
@@ -209,7 +210,7 @@ function encodeWith(
       const cls = record.cls & 3;
       if (record.action === ACTION_CODES[Action.Allow]) lpSources[cls as 0 | 1 | 2 | 3].push(...sources);
     });
-    const block = (p: string | undefined): boolean => p === 'block';
+    const block = (p: Posture): boolean => p === Posture.Block;
     entries.push([
       'rt_workloads',
       toHex(encodeWorkloadKey(slot, w.keyKind, w.keyId)),
@@ -217,10 +218,10 @@ function encodeWith(
         encodeWorkload({
           wid,
           blockPosture: [
-            block(w.postures.file),
-            block(w.postures.file),
-            block(w.postures.network),
-            block(w.postures.capabilities),
+            block(getPosture(w.postures, Operation.Process)),
+            block(getPosture(w.postures, Operation.File)),
+            block(getPosture(w.postures, Operation.Network)),
+            block(getPosture(w.postures, Operation.Capabilities)),
           ],
           lpUnscoped,
           hasSources,

@@ -1,10 +1,15 @@
 // Encodes the enforcement state for the fanotify helper's STATE command (format in fanotify-helper.c).
-import type { EnforcementState, Posture } from '../data-plane.js';
+import { Operation } from '../../compiler/ir/rule-set.js';
+import { getPosture, Posture } from '../../compiler/model/posture.js';
+import type { EnforcementState } from '../data-plane.js';
+
+/** The helper's class order. */
+const CLASS_ORDER = [Operation.Process, Operation.File, Operation.Network, Operation.Capabilities] as const;
 
 const KEY_PATTERN = /^[A-Za-z0-9._:-]{1,127}$/;
 
 function letter(p: Posture): string {
-  return p === 'block' ? 'b' : 'a';
+  return p === Posture.Block ? 'b' : 'a';
 }
 
 /** What the STATE command carries: the helper loads the table's bytes (it needs no records). */
@@ -17,9 +22,7 @@ export function encodeHelperState(state: HelperState): Uint8Array {
   const lines = [`generation ${state.generation}`];
   for (const w of state.workloads) {
     if (!KEY_PATTERN.test(w.anchor.key)) throw new Error(`workload key not encodable: ${w.anchor.key}`);
-    const p = w.postures;
-    // Class order: Process (follows file), File, Network, Capabilities.
-    const postures = letter(p.file) + letter(p.file) + letter(p.network) + letter(p.capabilities);
+    const postures = CLASS_ORDER.map((op) => letter(getPosture(w.postures, op))).join('');
     const policies = w.policies.length > 0 ? w.policies.join(',') : '-';
     lines.push(`workload ${w.anchor.key} ${w.anchor.host ? 1 : 0} ${w.anchor.pid} ${postures} ${policies}`);
   }

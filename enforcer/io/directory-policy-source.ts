@@ -6,6 +6,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { Logger } from 'pino';
 import type { SourceText } from '../../compiler/lint.js';
+import { createDiagnosticLog } from '../diagnostic-log.js';
 import { buildSnapshot } from '../policy-snapshot.js';
 import type { PolicySnapshot, PolicySource } from '../policy-source.js';
 
@@ -41,28 +42,33 @@ export function createDirectoryPolicySource(options: DirectorySourceOptions): Po
   let watcher: FSWatcher | undefined;
   let timer: NodeJS.Timeout | undefined;
   let rescan: NodeJS.Timeout | undefined;
-  let lastKey = '';
+  let lastKey: string | undefined;
+  const logDiagnostics = createDiagnosticLog(logger);
 
-  const load = async (): Promise<{ snapshot: PolicySnapshot; key: string }> => {
+  // Texts unchanged since the last load are not linted again (the rescan runs every few seconds), and the
+  // diagnostics are logged only when their set changes.
+  const read = async (): Promise<{ texts: SourceText[]; key: string }> => {
     const texts = await readTexts(dir);
-    const key = texts.map((t) => `${t.file}\u0000${t.text}`).join('\u0001');
+    return { texts, key: texts.map((t) => `${t.file}\u0000${t.text}`).join('\u0001') };
+  };
+  const build = (texts: readonly SourceText[]): PolicySnapshot => {
     const snapshot = buildSnapshot(texts);
-    for (const d of snapshot.diagnostics) {
-      logger.warn({ code: d.code, file: d.file, line: d.start?.line, column: d.start?.column }, d.message);
-    }
-    return { snapshot, key };
+    logDiagnostics(snapshot.diagnostics);
+    return snapshot;
   };
 
   return {
     async start(onChange) {
       await stat(dir);
-      const first = await load();
+      const first = await read();
       lastKey = first.key;
+      const firstSnapshot = build(first.texts);
       const reload = (): void => {
-        load().then(
-          ({ snapshot, key }) => {
+        read().then(
+          ({ texts, key }) => {
             if (key === lastKey) return;
             lastKey = key;
+            const snapshot = build(texts);
             logger.info({ dir, policies: snapshot.ruleSet.policies.length }, 'policies reloaded');
             onChange(snapshot);
           },
@@ -78,7 +84,7 @@ export function createDirectoryPolicySource(options: DirectorySourceOptions): Po
         logger.error({ err, dir }, 'policy directory watch failed; rescanning only'),
       );
       rescan = setInterval(reload, options.rescanMs ?? 5000);
-      return first.snapshot;
+      return firstSnapshot;
     },
     async stop() {
       watcher?.close();

@@ -2,11 +2,10 @@
 // Namespace posture annotations, this node's labels and this node's pods' labels, kept in caches fed by
 // KubeFeeds; every change produces a new snapshot (after a short quiet period, so a burst gives one).
 import type { Logger } from 'pino';
-import { stringify } from 'yaml';
-import type { SourceText } from '../../compiler/lint.js';
-import { buildSnapshot } from '../policy-snapshot.js';
+import type { SourceObject } from '../../compiler/lint.js';
+import { readNamespacePostures } from '../../compiler/model/posture.js';
+import { buildSnapshotFromObjects } from '../policy-snapshot.js';
 import type { PolicySnapshot, PolicySource } from '../policy-source.js';
-import { getPostures } from '../postures.js';
 import { FeedEvent, type KubeFeed, type KubeFeeds, type KubeObject } from './kube-feed.js';
 
 /** Options of the Kubernetes source. */
@@ -36,7 +35,7 @@ export function createKubernetesPolicySource(options: KubernetesSourceOptions): 
   let notify: ((s: PolicySnapshot) => void) | undefined;
 
   const snapshot = (): PolicySnapshot => {
-    const texts: SourceText[] = [];
+    const objects: SourceObject[] = [];
     for (const [kind, cache] of [
       ['RuntimePolicy', caches.runtimePolicies],
       ['RuntimeHostPolicy', caches.runtimeHostPolicies],
@@ -48,14 +47,17 @@ export function createKubernetesPolicySource(options: KubernetesSourceOptions): 
         const object: Record<string, unknown> = { ...o };
         delete object['status'];
         object['kind'] = kind;
-        object['metadata'] = { name: md.name, ...(md.namespace ? { namespace: md.namespace } : {}) };
-        texts.push({ file: `kubernetes:${kind}/${key}`, text: stringify(object) });
+        object['metadata'] = {
+          ...(md.name === undefined ? {} : { name: md.name }),
+          ...(md.namespace ? { namespace: md.namespace } : {}),
+        };
+        objects.push({ file: `kubernetes:${kind}/${key}`, object });
       }
     }
-    const s = buildSnapshot(texts);
+    const s = buildSnapshotFromObjects(objects);
     for (const ns of caches.namespaces.values()) {
       const name = ns.metadata?.name;
-      if (name) s.postures.set(name, getPostures(ns.metadata?.annotations));
+      if (name) s.postures.set(name, readNamespacePostures(ns.metadata?.annotations));
     }
     const node = [...caches.nodes.values()].find((n) => n.metadata?.name === options.nodeName);
     if (node) s.nodeLabels = { ...(node.metadata?.labels ?? {}) };

@@ -6,7 +6,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { dump, load } from 'js-yaml';
 import { compile } from '../../compiler/compile.js';
-import { checkObject, lintTexts } from '../../compiler/lint.js';
+import { checkAdmissionObject, lintTexts } from '../../compiler/lint.js';
 import { COMPILER_FIXTURES, REPO_ROOT } from '../support/paths.js';
 
 const seeds = [
@@ -173,10 +173,10 @@ describe('compiler properties (fast-check)', () => {
     );
   });
 
-  it('checkObject never throws on arbitrary JSON values', () => {
+  it('checkAdmissionObject never throws on arbitrary JSON values', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (v) => {
-        const findings = checkObject(v);
+        const findings = checkAdmissionObject(v);
         for (const f of findings) assert.match(f.code, CODE);
       }),
       { numRuns: 2000 },
@@ -189,7 +189,7 @@ describe('compiler properties (fast-check)', () => {
           metadata: { name: 'x' },
           spec: v,
         };
-        for (const f of checkObject(obj)) assert.match(f.code, CODE);
+        for (const f of checkAdmissionObject(obj)) assert.match(f.code, CODE);
       }),
       { numRuns: 2000 },
     );

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { lintTexts } from '../../compiler/lint.js';
 import { buildNodeState } from '../../enforcer/node-state.js';
-import { getPostures } from '../../enforcer/postures.js';
+import { readNamespacePostures } from '../../compiler/model/posture.js';
 import { describeContainer, describeHost } from '../../enforcer/workload.js';
 
 const POLICIES = `apiVersion: security.runtime.com/v1
@@ -63,7 +63,7 @@ describe('node state', () => {
     container('db', 'ns-a', 'db'),
     container('other', 'ns-b', 'web'),
   ];
-  const postures = new Map([['ns-a', getPostures({ 'runtime-file-posture': 'block' })]]);
+  const postures = new Map([['ns-a', readNamespacePostures({ 'runtime-file-posture': 'block' })]]);
 
   it('gives each workload the policies selecting it, by table index, and leaves unselected ones out', () => {
     assert.equal(
@@ -112,15 +112,19 @@ describe('node state', () => {
     );
   });
 
-  it('reads postures from namespace annotations (audit unless block)', () => {
-    assert.deepEqual(getPostures(undefined), { file: 'audit', network: 'audit', capabilities: 'audit' });
+  it('reads postures from namespace annotations (exactly audit or block; invalid values keep the default)', () => {
+    assert.deepEqual(readNamespacePostures(undefined), {
+      file: 'audit',
+      network: 'audit',
+      capabilities: 'audit',
+    });
     assert.deepEqual(
-      getPostures({
+      readNamespacePostures({
         'runtime-file-posture': 'block',
         'runtime-network-posture': 'BLOCK',
         'runtime-capabilities-posture': 'nonsense',
       }),
-      { file: 'block', network: 'block', capabilities: 'audit' },
+      { file: 'block', network: 'audit', capabilities: 'audit' },
     );
   });
 });

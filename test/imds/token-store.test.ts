@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'mocha';
 import { createManualClock } from '../../imds/clock.js';
 import { renderErrorPage, formatStatusLine } from '../../imds/error-page.js';
-import { formatListenAddress, parseListenAddress } from '../../imds/listen-address.js';
+import { formatListenAddress, parseListenAddress } from '../../compiler/net/listen-address.js';
 import { parseTokenTtl } from '../../imds/metadata-app.js';
 import { createTokenStore } from '../../imds/token-store.js';
 

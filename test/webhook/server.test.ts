@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { MAX_BODY_BYTES } from '../../webhook/app.js';
 import type { ObjectCheck } from '../../webhook/rules/checker-rule.js';
-import { checkObject } from '../../compiler/lint.js';
+import { checkAdmissionObject } from '../../compiler/lint.js';
 import {
   createReview,
   createTestClient,
@@ -24,7 +24,7 @@ const UNSAFE = {
 const throwingCheck: ObjectCheck = (object, context) => {
   const name = (object as { metadata?: { name?: unknown } }).metadata?.name;
   if (name === 'explode') throw new Error('stand-in checker bug');
-  return checkObject(object, context);
+  return checkAdmissionObject(object, context);
 };
 
 describe('webhook server over HTTPS', function () {

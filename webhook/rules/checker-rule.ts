@@ -6,7 +6,7 @@ import { Operation, type AdmissionRequest } from '../admission-review.js';
 import { ALLOW, decideFromFindings, type Decision } from '../decision.js';
 import type { AdmissionRule } from './rule.js';
 
-/** The compiler entry the webhook calls: `checkObject` of compiler/lint.ts. */
+/** The compiler entry the webhook calls: `checkAdmissionObject` of compiler/lint.ts. */
 export type ObjectCheck = (object: unknown, context: CheckContext) => Finding[];
 
 /** Decides one request with the checkers: CREATE and UPDATE are checked, other operations pass. */
@@ -15,7 +15,7 @@ export function decideByCheckers(request: AdmissionRequest, check: ObjectCheck):
   return decideFromFindings(check(request.object, { operation: request.operation }));
 }
 
-/** Creates the checker rule around the compiler's `checkObject`. */
+/** Creates the checker rule around the compiler's `checkAdmissionObject`. */
 export function createCheckerRule(check: ObjectCheck): AdmissionRule {
   return { name: 'checkers', decide: (request) => decideByCheckers(request, check) };
 }

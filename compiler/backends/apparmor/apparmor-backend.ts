@@ -1,6 +1,7 @@
 // The `apparmor` backend: one AppArmor profile per pod workload set, the posture include files, and
 // profiles.json telling the enforcer which profile belongs to which namespace and selector
 // (docs/apparmor.md).
+import { Code } from '../../diagnostics/codes/code.js';
 import type { Backend, BackendInput, BackendOutput } from '../backend.js';
 import type { Artifact } from '../backend.js';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
@@ -16,7 +17,7 @@ export function emitApparmorProfiles(input: BackendInput): BackendOutput {
     if (policy.target.kind !== 'host') continue;
     diagnostics.push(
       createBackendDiagnostic(
-        'RT4005',
+        Code.apparmorHostPolicy,
         `host policy ${policy.name} is not compiled to AppArmor; the rule table and the SELinux module carry it`,
         policy.location,
         findDocumentIndex(input.documents, policy),

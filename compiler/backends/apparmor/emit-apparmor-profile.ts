@@ -1,6 +1,7 @@
 // Writes one AppArmor profile for a workload set: posture lines per operation class, deny/audit/allow
 // rules for exec, files, network and capabilities, and a child profile per fromSource executable.
 // All user text goes through escape-apparmor.ts.
+import { Code } from '../../diagnostics/codes/code.js';
 import { createHash } from 'node:crypto';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { Action, Operation, type PolicyIR, type Rule, type SourceMatcher } from '../../ir/rule-set.js';
@@ -183,7 +184,7 @@ export function emitApparmorProfile(set: WorkloadSet, documents: readonly Policy
         rule.matcher.protocol.toLowerCase() !== 'all'
       ) {
         warn(
-          'RT4002',
+          Code.apparmorUnsupportedProtocol,
           `protocol ${JSON.stringify(rule.matcher.protocol)} cannot be written as an AppArmor network rule; left out of profile ${set.name}`,
           policy,
           rule,
@@ -192,14 +193,14 @@ export function emitApparmorProfile(set: WorkloadSet, documents: readonly Policy
       }
       if (rule.pts)
         warn(
-          'RT4004',
+          Code.apparmorConditionIgnored,
           `pts is not expressible in AppArmor; profile ${set.name} applies the rule to every process`,
           policy,
           rule,
         );
       if (rule.allowedArgs.length > 0) {
         warn(
-          'RT4004',
+          Code.apparmorConditionIgnored,
           `allowedArgs is not expressible in AppArmor; profile ${set.name} applies the rule whatever the arguments`,
           policy,
           rule,
@@ -208,7 +209,7 @@ export function emitApparmorProfile(set: WorkloadSet, documents: readonly Policy
       const dirSources = rule.fromSource.filter((x) => x.kind === 'directory');
       if (dirSources.length > 0) {
         warn(
-          'RT4006',
+          Code.apparmorSourceDirectory,
           `fromSource ${dirSources.map(describeSource).join(', ')} is a directory; left out of profile ${set.name}`,
           policy,
           rule,
@@ -222,12 +223,16 @@ export function emitApparmorProfile(set: WorkloadSet, documents: readonly Policy
     }
     if (policy.syscallRules.length > 0)
       warn(
-        'RT4004',
+        Code.apparmorConditionIgnored,
         `syscalls rules are not expressible in AppArmor; left out of profile ${set.name}`,
         policy,
       );
     if (policy.presets.length > 0)
-      warn('RT4004', `presets are not expressible in AppArmor; left out of profile ${set.name}`, policy);
+      warn(
+        Code.apparmorConditionIgnored,
+        `presets are not expressible in AppArmor; left out of profile ${set.name}`,
+        policy,
+      );
   }
   all.sort(compareRulePrecedence);
   const unscoped = all.filter((r) => r.rule.fromSource.length === 0);
@@ -253,7 +258,7 @@ export function emitApparmorProfile(set: WorkloadSet, documents: readonly Policy
         if (b.rule.action !== Action.Block || compareRulePrecedence(a, b) > 0) continue;
         if (isShadowedByDeny(a.rule, b.rule)) {
           warn(
-            'RT4001',
+            Code.apparmorDenyWins,
             `${a.rule.action} rule is more specific than the Block rule of policy ${b.policy.name} at ${b.rule.location.file}:${b.rule.location.line}; AppArmor profile ${set.name} denies it anyway`,
             a.policy,
             a.rule,
@@ -322,7 +327,7 @@ export function emitApparmorProfile(set: WorkloadSet, documents: readonly Policy
     if (policy.apparmor.trim() === '') continue;
     if (!validateSnippet(policy.apparmor)) {
       warn(
-        'RT4003',
+        Code.apparmorSnippetRejected,
         `spec.apparmor of policy ${policy.name} holds more than rule lines; it is left out of profile ${set.name}`,
         policy,
       );

@@ -3,6 +3,7 @@
 // `auditallow` for Audit, and a domain per fromSource path (entered by executing it) whose own rules
 // differ from the other host domains'. Types are left out of the base `file_type` attribute, so no
 // domain may use them unless the module says so: that is how Block is expressed in an allow-only language.
+import { Code } from '../../diagnostics/codes/code.js';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { Action, Operation, type PolicyIR, type Rule, type SourceMatcher } from '../../ir/rule-set.js';
 import type { PolicyDocument } from '../../model/policy-document.js';
@@ -84,7 +85,7 @@ export function emitCilModule(set: HostSet, documents: readonly PolicyDocument[]
       if (!isMatcherForOperation(rule.matcher, rule.operation)) continue;
       if (rule.operation === Operation.Network || rule.operation === Operation.Capabilities) {
         warn(
-          'RT4104',
+          Code.selinuxNetworkCapabilities,
           `${rule.operation} rule is left out of SELinux module ${set.name}; the rule table enforces it`,
           policy,
           rule,
@@ -97,7 +98,7 @@ export function emitCilModule(set: HostSet, documents: readonly PolicyDocument[]
       );
       if (pathSources.length < rule.fromSource.length) {
         warn(
-          'RT4102',
+          Code.selinuxFromSource,
           `fromSource by directory (or by a path a file context cannot carry) has no domain in SELinux module ${set.name}; ${pathSources.length === 0 ? 'rule left out' : 'only its fromSource paths are kept'}`,
           policy,
           rule,
@@ -108,7 +109,7 @@ export function emitCilModule(set: HostSet, documents: readonly PolicyDocument[]
       const regex = toFileContextRegex(rule);
       if (regex === null) {
         warn(
-          'RT4106',
+          Code.selinuxUnrepresentablePath,
           `path cannot be written exactly as a file context; rule left out of SELinux module ${set.name}`,
           policy,
           rule,
@@ -117,7 +118,7 @@ export function emitCilModule(set: HostSet, documents: readonly PolicyDocument[]
       }
       if (rule.ownerOnly) {
         warn(
-          'RT4103',
+          Code.selinuxOwnerOnly,
           `ownerOnly has no SELinux equivalent; module ${set.name} applies the rule to every user`,
           policy,
           rule,
@@ -125,7 +126,7 @@ export function emitCilModule(set: HostSet, documents: readonly PolicyDocument[]
       }
       if (rule.pts || rule.allowedArgs.length > 0) {
         warn(
-          'RT4105',
+          Code.selinuxConditionIgnored,
           `pts/allowedArgs have no SELinux equivalent; module ${set.name} ignores them`,
           policy,
           rule,
@@ -133,7 +134,7 @@ export function emitCilModule(set: HostSet, documents: readonly PolicyDocument[]
       }
       if (rule.action === Action.Allow) {
         warn(
-          'RT4101',
+          Code.selinuxNoLeastPermissive,
           `Allow rule cannot make host processes least-permissive in SELinux module ${set.name}; other files stay under the base policy`,
           policy,
           rule,
@@ -145,7 +146,7 @@ export function emitCilModule(set: HostSet, documents: readonly PolicyDocument[]
     }
     if (policy.syscallRules.length > 0 || policy.presets.length > 0) {
       warn(
-        'RT4105',
+        Code.selinuxConditionIgnored,
         `syscalls and presets have no SELinux equivalent; left out of module ${set.name}`,
         policy,
       );

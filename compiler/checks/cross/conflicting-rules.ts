@@ -1,5 +1,6 @@
 // RT3003 duplicate rules and RT3004 conflicting actions: the same matcher (operation, resource, sources and
 // exemptions) written twice for workloads that may overlap. Both places of a conflict are reported.
+import { Code } from '../../diagnostics/codes/code.js';
 import type { Rule } from '../../ir/rule-set.js';
 import { describeLocation } from './cross-rule.js';
 import type { CrossFinding, CrossRule, LocatedPolicy } from './cross-rule.js';
@@ -89,7 +90,7 @@ export const checkConflictingRules: CrossRule = (policies) => {
             file: b.p.file,
             document: b.p.document,
             finding: {
-              code: 'RT3003',
+              code: Code.duplicateRule,
               severity: 'warning',
               pointer: b.r.location.pointer,
               message: `${describeMatcher(b.r)} with action ${b.r.action} is already written in ${where(a.p, a.r)} for overlapping workloads`,
@@ -113,7 +114,7 @@ export const checkConflictingRules: CrossRule = (policies) => {
             file: x.p.file,
             document: x.p.document,
             finding: {
-              code: 'RT3004',
+              code: Code.conflictingActions,
               severity: 'error',
               pointer: x.r.location.pointer,
               message: `${describeMatcher(x.r)} is ${x.r.action} here but ${y.r.action} in ${where(y.p, y.r)}, and both policies can select the same workloads; the stricter action would win (Block > Audit > Allow): make them agree`,

@@ -1,4 +1,5 @@
 // RT3012: two documents that define the same object (kind, namespace, name); the later would replace the earlier.
+import { Code } from '../../diagnostics/codes/code.js';
 import type { CrossFinding, CrossRule, LocatedPolicy } from './cross-rule.js';
 
 export const checkDuplicatePolicies: CrossRule = (policies) => {
@@ -15,7 +16,7 @@ export const checkDuplicatePolicies: CrossRule = (policies) => {
       file: p.file,
       document: p.document,
       finding: {
-        code: 'RT3012',
+        code: Code.duplicatePolicy,
         severity: 'error',
         pointer: '/metadata/name',
         message: `metadata.name: ${p.policy.kind} ${p.policy.namespace === '' ? '' : `${p.policy.namespace}/`}${p.policy.name} is already defined in ${first.file}:${first.policy.location.line}; one would replace the other`,

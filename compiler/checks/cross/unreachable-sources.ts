@@ -1,6 +1,7 @@
 // RT3006: a fromSource executable that the same workloads are blocked from running can never act, so the rule
 // that names it can never match. Blocking exec rules are indexed by path, base name and directory, so each
 // source is checked against only the rules that could block it (O(path depth) lookups, not a scan).
+import { Code } from '../../diagnostics/codes/code.js';
 import type { PolicyIR, Rule } from '../../ir/rule-set.js';
 import { describeLocation } from './cross-rule.js';
 import type { CrossFinding, CrossRule } from './cross-rule.js';
@@ -64,7 +65,7 @@ export const checkUnreachableSources: CrossRule = (policies) => {
           file: p.file,
           document: p.document,
           finding: {
-            code: 'RT3006',
+            code: Code.unreachableFromSource,
             severity: 'warning',
             pointer: `${r.location.pointer}/fromSource/${i}/path`,
             message: `fromSource ${JSON.stringify(s.path)} can never run: ${b.policy.name} blocks executing it for the same workloads (${describeLocation(b.rule.location)}), so this rule never matches`,

@@ -1,5 +1,6 @@
 // Per-document semantic checks of a schema-valid policy: what JSON Schema cannot say. Each check is a small
 // pure function from the object to findings; they are listed in one array.
+import { Code } from '../../diagnostics/codes/code.js';
 import type { Finding } from '../../diagnostics/finding.js';
 import type { PolicyKind } from '../../ir/rule-set.js';
 import { RULE_LISTS, resolveAction } from '../../lower/lower-policy.js';
@@ -42,7 +43,7 @@ const checkNames: DocumentRule = (p) => {
   if (name.length > 253 || !DNS1123_SUBDOMAIN.test(name)) {
     out.push(
       f(
-        'RT3008',
+        Code.invalidName,
         'error',
         '/metadata/name',
         `metadata.name: ${JSON.stringify(name)} is not a DNS-1123 name (lower case letters, digits, "-" and ".", starting and ending with a letter or digit, at most 253 characters)`,
@@ -53,7 +54,7 @@ const checkNames: DocumentRule = (p) => {
   if (ns !== undefined && (ns.length > 63 || !DNS1123_LABEL.test(ns))) {
     out.push(
       f(
-        'RT3008',
+        Code.invalidName,
         'error',
         '/metadata/namespace',
         `metadata.namespace: ${JSON.stringify(ns)} is not a DNS-1123 label (lower case letters, digits and "-", at most 63 characters)`,
@@ -92,7 +93,7 @@ const checkActions: DocumentRule = (p) => {
       if (resolveAction(r, section, p.spec) === undefined) {
         out.push(
           f(
-            'RT3009',
+            Code.missingAction,
             'error',
             `${pointer}/${i}`,
             `${pointer.slice(1).replace(/\//g, '.')}[${i}]: the rule has no action; set action (Block, Audit or Allow) on the rule, on its section or on spec`,
@@ -107,7 +108,7 @@ const checkActions: DocumentRule = (p) => {
       if (resolveAction(pr, p.spec) === undefined) {
         out.push(
           f(
-            'RT3009',
+            Code.missingAction,
             'error',
             `/spec/presets/${i}`,
             `spec.presets[${i}]: the preset has no action; set action on it or on spec`,
@@ -127,7 +128,7 @@ const checkPatterns: DocumentRule = (p) => {
       if (!pat.startsWith('/')) {
         out.push(
           f(
-            'RT3001',
+            Code.relativePath,
             'error',
             `/spec/${section}/matchPatterns/${i}/pattern`,
             `spec.${section}.matchPatterns[${i}].pattern: ${JSON.stringify(pat)} is relative; patterns match absolute paths (start it with / or /**/)`,
@@ -152,7 +153,7 @@ const checkSyscallSources: DocumentRule = (p) => {
         if (!s.dir.startsWith('/')) {
           out.push(
             f(
-              'RT3001',
+              Code.relativePath,
               'error',
               pointer,
               `${path}: ${JSON.stringify(s.dir)} is a relative path; start it with /`,
@@ -161,7 +162,7 @@ const checkSyscallSources: DocumentRule = (p) => {
         } else if (!s.dir.endsWith('/')) {
           out.push(
             f(
-              'RT3015',
+              Code.syscallSourceDirWithoutSlash,
               'warning',
               pointer,
               `${path}: ${JSON.stringify(s.dir)} does not end in /; read as the directory ${JSON.stringify(`${s.dir}/`)}`,
@@ -184,7 +185,7 @@ const checkEmpty: DocumentRule = (p) => {
     ? []
     : [
         f(
-          'RT3011',
+          Code.emptyPolicy,
           'warning',
           '/spec',
           'spec: the policy has no rules (no process, file, network, capabilities, syscalls or presets entries); it changes nothing',
@@ -200,7 +201,7 @@ const checkPresets: DocumentRule = (p) => {
       ? []
       : [
           f(
-            'RT3013',
+            Code.unknownPreset,
             'warning',
             `/spec/presets/${i}/name`,
             `spec.presets[${i}].name: unknown preset ${JSON.stringify(pr.name)}; known presets: ${KNOWN_PRESETS.join(', ')}`,
@@ -214,7 +215,7 @@ const checkNotEnforced: DocumentRule = (p) => {
   if (listOf(sectionOf(p, 'network'), 'matchDNSQueries').length > 0) {
     out.push(
       f(
-        'RT3016',
+        Code.notEnforced,
         'warning',
         '/spec/network/matchDNSQueries',
         'spec.network.matchDNSQueries: DNS query rules are kept in the manifests but no rtctl data plane enforces them yet',
@@ -224,7 +225,7 @@ const checkNotEnforced: DocumentRule = (p) => {
   if (listOf(sectionOf(p, 'device'), 'matchDevice').length > 0) {
     out.push(
       f(
-        'RT3016',
+        Code.notEnforced,
         'warning',
         '/spec/device/matchDevice',
         'spec.device.matchDevice: device rules are kept in the manifests but no rtctl data plane enforces them yet',

@@ -1,36 +1,18 @@
 // The document checker of the two policy kinds: apiVersion, then the JSON Schema, then (on schema-valid
-// documents) the per-document semantic rules.
+// documents) the per-document semantic rules. Rules checked against each other are the cross checks'
+// (compiler/front-end runs them across the inputs, or within the one policy under admission).
+import { Code } from '../../diagnostics/codes/code.js';
 import type { Finding } from '../../diagnostics/finding.js';
 import { PolicyKind } from '../../ir/rule-set.js';
 import { API_GROUP, API_GROUP_VERSION } from '../../schema/policy-schema.js';
 import { validatePolicySchema } from '../../schema/validate.js';
 import type { CheckContext, DocumentChecker, ObjectHead } from '../document-checker.js';
 import { DOCUMENT_RULES } from './document-rules.js';
-import { checkConflictingRules } from '../cross/conflicting-rules.js';
-import { checkUnreachableSources } from '../cross/unreachable-sources.js';
-import { lowerPolicy } from '../../lower/lower-policy.js';
-import type { PolicyDocument } from '../../model/policy-document.js';
 import type { PolicyObject } from './document-rules.js';
 
 /** True for the kind names of our policy kinds. */
 export function isPolicyKind(kind: string): kind is PolicyKind {
   return kind === PolicyKind.RuntimePolicy || kind === PolicyKind.RuntimeHostPolicy;
-}
-
-/** Rules of one policy that conflict with, repeat, or make unreachable other rules of the same policy. */
-function checkWithinPolicy(kind: PolicyKind, object: unknown): Finding[] {
-  const doc = { kind, object, file: '', index: 0, line: 1 } as PolicyDocument;
-  const policy = lowerPolicy(doc, () => ({ line: 1, column: 1 }));
-  const located = [{ policy, file: '', document: 0 }];
-  const context = { namespaceAnnotations: new Map<string, Record<string, string>>() };
-  return [checkConflictingRules, checkUnreachableSources]
-    .flatMap((rule) => rule(located, context))
-    .map(({ finding }): Finding => {
-      const { related, ...rest } = finding;
-      return related === undefined
-        ? rest
-        : { ...rest, related: related.map((r) => ({ message: r.message, pointer: r.pointer })) };
-    });
 }
 
 /** Checks RuntimePolicy and RuntimeHostPolicy objects. */
@@ -42,13 +24,13 @@ export const policyChecker: DocumentChecker = {
       (head.apiVersion === API_GROUP_VERSION || head.apiVersion.startsWith(`${API_GROUP}/`))
     );
   },
-  check(object: unknown, context: CheckContext): Finding[] {
+  check(object: unknown, _context: CheckContext): Finding[] {
     const o = object as { apiVersion: string; kind: string };
     if (!isPolicyKind(o.kind)) return [];
     if (o.apiVersion !== API_GROUP_VERSION) {
       return [
         {
-          code: 'RT2010',
+          code: Code.wrongApiVersion,
           severity: 'error',
           pointer: '/apiVersion',
           message: `apiVersion: ${JSON.stringify(o.apiVersion)} is not served; expected ${JSON.stringify(API_GROUP_VERSION)}`,
@@ -59,7 +41,6 @@ export const policyChecker: DocumentChecker = {
     if (schemaFindings.length > 0) return schemaFindings;
     const policy = object as PolicyObject;
     const findings = DOCUMENT_RULES.flatMap((rule) => rule(policy, o.kind as PolicyKind));
-    if (findings.some((f) => f.severity === 'error') || context.crossChecked === true) return findings;
-    return [...findings, ...checkWithinPolicy(o.kind, object)];
+    return findings;
   },
 };

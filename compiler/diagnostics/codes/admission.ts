@@ -18,7 +18,7 @@ export const AdmissionCode = {
 } as const;
 export type AdmissionCode = (typeof AdmissionCode)[keyof typeof AdmissionCode];
 
-export const ADMISSION_CODES: readonly CodeInfo[] = [
+export const ADMISSION_CODES = [
   {
     code: AdmissionCode.ImdsTokensOptional,
     severity: 'error',
@@ -95,4 +95,4 @@ export const ADMISSION_CODES: readonly CodeInfo[] = [
     summary:
       'The admission request body is not a valid admission.k8s.io/v1 AdmissionReview; the webhook answers 400 with the reason.',
   },
-];
+] as const satisfies readonly CodeInfo[];

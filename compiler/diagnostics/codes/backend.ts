@@ -2,7 +2,7 @@
 // RT40xx AppArmor, RT41xx SELinux. See ../code-info.ts; docs/diagnostics.md is generated from all lists.
 import type { CodeInfo } from '../code-info.js';
 
-export const BACKEND_CODES: readonly CodeInfo[] = [
+export const BACKEND_CODES = [
   {
     code: 'RT4001',
     severity: 'warning',
@@ -87,7 +87,7 @@ export const BACKEND_CODES: readonly CodeInfo[] = [
     summary:
       'A path holds a space, a quote, a control or non-ASCII character, which a file_contexts entry cannot carry exactly; the rule is left out of the SELinux module and enforced by the rule table.',
   },
-];
+] as const satisfies readonly CodeInfo[];
 
 /** Severity and summary of a backend code. */
 export function findBackendCode(code: string): CodeInfo | undefined {

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseExplainOptions, type ExplainOptions } from '../../../compiler/explain/explain-request.js';
 import { explainRequest, formatExplainText } from '../../../compiler/explain/explain.js';
-import { collectNamespacePostures } from '../../../compiler/explain/namespace-postures.js';
+import { lintTexts } from '../../../compiler/lint.js';
 import { repoRoot } from '../backends/golden-support.js';
 import { Action, dir, makePodPolicy, path as pathM } from '../decide/rule-set-builder.js';
 
@@ -184,12 +184,12 @@ describe('rtctl explain', () => {
   });
 
   it('reads posture annotations of Namespace objects (valid values only)', () => {
-    const found = collectNamespacePostures([
+    const found = lintTexts([
       {
         file: 'ns.yaml',
         text: 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  annotations:\n    runtime-file-posture: block\n    runtime-network-posture: Block\n---\nkind: ConfigMap\nmetadata: {name: x}\n',
       },
-    ]);
+    ]).namespacePostures;
     assert.deepEqual(found.get('shop'), { postures: { file: 'block' }, file: 'ns.yaml' });
     assert.equal(found.size, 1);
   });

@@ -1,9 +1,7 @@
 // Namespace posture annotations: every key with valid, wrong-case, unknown and wrong-typed values.
 import assert from 'node:assert/strict';
-import {
-  namespacePostureChecker,
-  POSTURE_ANNOTATIONS,
-} from '../../../compiler/namespace-posture/namespace-posture-checker.js';
+import { namespacePostureChecker } from '../../../compiler/namespace-posture/namespace-posture-checker.js';
+import { POSTURE_ANNOTATIONS } from '../../../compiler/model/posture.js';
 import { findCheckers } from '../../../compiler/checks/index.js';
 
 function namespace(annotations: unknown): unknown {

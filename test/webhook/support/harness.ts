@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { generateWebhookCertificates, type WebhookCertificates } from '../../../webhook/certs.js';
-import { checkObject } from '../../../compiler/lint.js';
+import { checkAdmissionObject } from '../../../compiler/lint.js';
 import type { ObjectCheck } from '../../../webhook/rules/checker-rule.js';
 import { startWebhook, type RunningWebhook } from '../../../webhook/serve.js';
 
@@ -90,7 +90,7 @@ export async function startTestWebhook(
       reloadIntervalMs: options.reloadIntervalMs ?? 1000,
     },
     logger,
-    options.check ?? checkObject,
+    options.check ?? checkAdmissionObject,
   );
   return {
     webhook,
