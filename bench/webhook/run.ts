@@ -1,5 +1,5 @@
 // Benchmark of the admission webhook: throughput and p50/p99 latency of POST /validate with a realistic policy
-// (a corpus RuntimePolicy and a Karpenter EC2NodeClass, alternating), against a bare express HTTPS handler
+// (the RuntimePolicy of system-files-policy.yaml and a Karpenter EC2NodeClass, alternating), against a bare express HTTPS handler
 // answering allowed: true, measured in the same run. Both servers run as child processes. Throughput: autocannon,
 // 10 connections. Latency at 1000 req/s: requests paced from here. Prints one JSON object on stdout.
 //   node --import tsx bench/webhook/run.ts [--duration <seconds per measurement>]
@@ -16,10 +16,7 @@ import { parse } from 'yaml';
 import { generateWebhookCertificates } from '../../webhook/certs.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CORPUS_POLICY = path.resolve(
-  REPO,
-  '../shared/corpus/upstream-examples/ksp-cis-deny-modification-of-system-files.yaml',
-);
+const BENCH_POLICY = path.join(REPO, 'bench', 'webhook', 'system-files-policy.yaml');
 const durationArg = process.argv.indexOf('--duration');
 const DURATION = durationArg > 0 ? Number(process.argv[durationArg + 1]) : 3;
 const ROUNDS = 5;
@@ -202,7 +199,7 @@ async function main(): Promise<void> {
     writeFileSync(certFile, certs.tlsCert);
     writeFileSync(keyFile, certs.tlsKey);
 
-    const policy = parse(readFileSync(CORPUS_POLICY, 'utf8')) as Record<string, unknown>;
+    const policy = parse(readFileSync(BENCH_POLICY, 'utf8')) as Record<string, unknown>;
     const nodeClass = {
       apiVersion: 'karpenter.k8s.aws/v1',
       kind: 'EC2NodeClass',

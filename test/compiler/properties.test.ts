@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
+import '../support/property-seed.js';
 import { dump, load } from 'js-yaml';
 import { compile } from '../../compiler/compile.js';
 import { checkAdmissionObject, lintTexts } from '../../compiler/lint.js';

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import fc from 'fast-check';
+import '../support/property-seed.js';
 import { after, before, describe, it } from 'mocha';
 import { sendRequest, startHarness, type Harness } from './support/harness.js';
 

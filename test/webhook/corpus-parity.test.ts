@@ -1,6 +1,6 @@
-// `rtctl lint` and the webhook give the same codes at the same paths: every document of the shared corpus
-// (61 real-world policies) and every admission fixture object is linted as a file and sent as an
-// AdmissionReview to the real webhook over HTTPS.
+// `rtctl lint` and the webhook give the same codes at the same paths: every admission fixture object, every
+// conformance fixture and, when present, every document of the external corpus (61 real-world policies; see
+// test/support/corpus.ts) is linted as a file and sent as an AdmissionReview to the real webhook over HTTPS.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { parseAllDocuments, stringify } from 'yaml';
 import { pointerToPath } from '../../compiler/diagnostics/diagnostic.js';
 import { lintTexts } from '../../compiler/lint.js';
+import { CORPUS_DIR, hasCorpus, itOnCorpus } from '../support/corpus.js';
+import { CONFORMANCE_FIXTURES } from '../support/paths.js';
 import {
   createReview,
   createTestClient,
@@ -17,7 +19,6 @@ import {
 } from './support/harness.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CORPUS = path.resolve(REPO, '../shared/corpus/upstream-examples');
 const FIXTURES = path.join(REPO, 'test/fixtures/webhook/admission');
 
 interface Sample {
@@ -25,15 +26,21 @@ interface Sample {
   object: Record<string, unknown>;
 }
 
-function loadSamples(): Sample[] {
-  const corpus = readdirSync(CORPUS)
+/** Every document of every YAML file of `dir`, labelled `<label> <file>#<index>`. */
+function loadDocuments(dir: string, label: string): Sample[] {
+  return readdirSync(dir)
     .filter((f) => f.endsWith('.yaml'))
     .sort()
     .flatMap((f) =>
-      parseAllDocuments(readFileSync(path.join(CORPUS, f), 'utf8'))
-        .map((d, i) => ({ label: `corpus ${f}#${i}`, object: d.toJS() as Record<string, unknown> }))
+      parseAllDocuments(readFileSync(path.join(dir, f), 'utf8'))
+        .map((d, i) => ({ label: `${label} ${f}#${i}`, object: d.toJS() as Record<string, unknown> }))
         .filter((s) => typeof s.object === 'object' && s.object !== null),
     );
+}
+
+function loadSamples(): Sample[] {
+  const corpus = hasCorpus() ? loadDocuments(CORPUS_DIR, 'corpus') : [];
+  const conformance = loadDocuments(CONFORMANCE_FIXTURES, 'conformance');
   const fixtures = readdirSync(FIXTURES)
     .filter((f) => f.endsWith('.yaml'))
     .sort()
@@ -43,7 +50,7 @@ function loadSamples(): Sample[] {
         return { label: `fixture ${f}: ${c.name}`, object: c.object };
       }),
     );
-  return [...corpus, ...fixtures];
+  return [...corpus, ...conformance, ...fixtures];
 }
 
 describe('lint and webhook parity (same codes, same paths)', function () {
@@ -59,7 +66,14 @@ describe('lint and webhook parity (same codes, same paths)', function () {
   });
 
   const samples = loadSamples();
-  it('has the corpus', () => assert.ok(samples.length >= 61 + 40, `${samples.length} samples`));
+  it('has the admission and conformance fixtures', () => {
+    const own = samples.filter((s) => !s.label.startsWith('corpus '));
+    assert.ok(own.length >= 40 + 10, `${own.length} samples`);
+  });
+  itOnCorpus('has the corpus', () => {
+    const corpus = samples.filter((s) => s.label.startsWith('corpus '));
+    assert.ok(corpus.length >= 61, `${corpus.length} corpus samples`);
+  });
 
   for (const s of samples) {
     it(s.label, async () => {

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
+import '../support/property-seed.js';
 import { parseAllDocuments } from 'yaml';
 import {
   createReview,

@@ -1,12 +1,15 @@
-// Golden-file support for the backend tests: compiles the example policies and the upstream corpus with
-// the real front end (lintTexts) and compares each backend's artifacts with test/golden/<backend>/.
-// UPDATE_GOLDEN=1 rewrites the golden files instead.
+// Golden-file support for the backend tests: compiles the example policies, the project's conformance
+// fixtures and (when present) the external upstream corpus with the real front end (lintTexts) and compares
+// each backend's artifacts with test/golden/<backend>/<corpus>/. UPDATE_GOLDEN=1 rewrites the golden files
+// instead. Tests on an absent corpus are registered as pending with the reason (see test/support/corpus.ts).
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Backend, BackendOutput } from '../../../compiler/backends/backend.js';
 import { lintTexts, type LintResult } from '../../../compiler/lint.js';
+import { CORPUS_DIR, hasCorpus, skippedTitle } from '../../support/corpus.js';
+import { CONFORMANCE_FIXTURES } from '../../support/paths.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -15,6 +18,9 @@ export interface Corpus {
   name: string;
   lint: LintResult;
 }
+
+/** A corpus of the golden tests, or the name of an optional one that is absent. */
+export type CorpusEntry = Corpus | { name: string; lint?: undefined };
 
 function readYamlTree(root: string, label: string): { file: string; text: string }[] {
   const out: { file: string; text: string }[] = [];
@@ -32,15 +38,31 @@ function readYamlTree(root: string, label: string): { file: string; text: string
   return out;
 }
 
-/** The two corpora of the golden tests: policies/examples and ../shared/corpus/upstream-examples. */
-export function loadCorpora(): Corpus[] {
-  const corpora: Corpus[] = [];
-  const examples = path.join(repoRoot, 'policies/examples');
-  if (existsSync(examples))
-    corpora.push({ name: 'examples', lint: lintTexts(readYamlTree(examples, 'policies/examples')) });
-  const upstream = path.resolve(repoRoot, '../shared/corpus/upstream-examples');
-  corpora.push({ name: 'upstream', lint: lintTexts(readYamlTree(upstream, 'upstream-examples')) });
+/**
+ * The corpora of the golden tests: policies/examples, test/fixtures/conformance, and the external upstream
+ * corpus (an entry without `lint` when it is absent).
+ */
+export function loadCorpora(): CorpusEntry[] {
+  const corpora: CorpusEntry[] = [
+    {
+      name: 'examples',
+      lint: lintTexts(readYamlTree(path.join(repoRoot, 'policies/examples'), 'policies/examples')),
+    },
+    { name: 'conformance', lint: lintTexts(readYamlTree(CONFORMANCE_FIXTURES, 'conformance')) },
+  ];
+  corpora.push(
+    hasCorpus()
+      ? { name: 'upstream', lint: lintTexts(readYamlTree(CORPUS_DIR, 'upstream-examples')) }
+      : { name: 'upstream' },
+  );
   return corpora;
+}
+
+/** Registers `it(title, fn)` for a present corpus, or a pending test naming why it is absent. */
+export function itOnCorpus(entry: CorpusEntry, title: string, fn: (corpus: Corpus) => void): void {
+  const { lint } = entry;
+  if (lint !== undefined) it(title, () => fn({ name: entry.name, lint }));
+  else it.skip(skippedTitle(title));
 }
 
 /** Runs a backend over a corpus. */

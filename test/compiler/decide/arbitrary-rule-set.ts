@@ -1,6 +1,7 @@
 // Test helper: fast-check arbitraries for rule sets, workloads and operations over a small universe of
 // names, so that random rules and random operations actually meet.
 import fc from 'fast-check';
+import '../../support/property-seed.js';
 import type { OperationRequest, Postures, Workload } from '../../../compiler/decide/decision-input.js';
 import {
   Action,

@@ -1,6 +1,7 @@
 // Property: the oracle answers the same for the same input whatever the order of policies and rules.
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import '../../support/property-seed.js';
 import { decideOperation } from '../../../compiler/decide/decide.js';
 import type { RuleSet } from '../../../compiler/ir/rule-set.js';
 import { arbScenario } from './arbitrary-rule-set.js';

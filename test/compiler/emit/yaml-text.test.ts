@@ -2,6 +2,7 @@
 // value, so no user string can inject structure; and known tricky scalars are quoted.
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import '../../support/property-seed.js';
 import { load } from 'js-yaml';
 import { parse } from 'yaml';
 import { toYaml, yamlString } from '../../../compiler/emit/yaml-text.js';

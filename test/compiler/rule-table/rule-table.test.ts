@@ -2,6 +2,7 @@
 // property that the TypeScript reader's walk answers exactly as the decision oracle.
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import '../../support/property-seed.js';
 import { decideOperation } from '../../../compiler/decide/decide.js';
 import type { Workload } from '../../../compiler/decide/decision-input.js';
 import {

@@ -46,7 +46,8 @@ function alert(n: number, over: Partial<AlertRecord> = {}): AlertRecord {
   };
 }
 
-async function waitFor(cond: () => boolean, ms = 5000): Promise<void> {
+/** Polls `cond` until it holds; the bound only catches a hang (it does not judge speed). */
+async function waitFor(cond: () => boolean, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > end) throw new Error('condition not reached');
@@ -109,7 +110,7 @@ describe('alert stream (HTTP NDJSON on loopback)', function () {
     await waitFor(() => got.length === 2);
     await first.close();
     hub.publish(alert(3)); // while nobody listens
-    await sleep(150);
+    await waitFor(() => errors.length > 0); // the client has seen the loss before the server comes back
     await start(hub, port); // same hub, same stream: resume after seq 2
     hub.publish(alert(4));
     await waitFor(() => got.length === 4);

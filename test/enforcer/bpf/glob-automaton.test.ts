@@ -2,6 +2,7 @@
 // matcher (matchGlobBytes, docs/rule-table.md "Glob match") accepts.
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import '../../support/property-seed.js';
 import { matchGlobBytes, tokenizeGlob } from '../../../compiler/rule-table/match-glob-bytes.js';
 import { buildGlobAutomaton, runGlobAutomaton } from '../../../enforcer/bpf/glob-automaton.js';
 

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
+import '../../support/property-seed.js';
 import { orderRuleTable } from '../../../compiler/rule-table/build-rule-table.js';
 import { decideOperation } from '../../../compiler/decide/decide.js';
 import { normalizeOperationRequest } from '../../../compiler/decide/match-rule.js';
@@ -12,6 +13,7 @@ import { Operation, type RuleSet } from '../../../compiler/ir/rule-set.js';
 import { buildNodeState } from '../../../enforcer/node-state.js';
 import { describeContainer, describeHost } from '../../../enforcer/workload.js';
 import { NativeArtifact, requireNativeArtifact } from '../../support/native.js';
+import { REAL_TOOL_TIMEOUT_MS } from '../../support/timeouts.js';
 import { arbScenario } from '../../compiler/decide/arbitrary-rule-set.js';
 
 const CLASS: Record<Operation, number> = { Process: 0, File: 1, Network: 2, Capabilities: 3 };
@@ -38,7 +40,7 @@ function postureOf(postures: Postures, op: Operation): 'a' | 'b' {
 }
 
 describe('fanotify helper lookup walk vs the decision oracle', function () {
-  this.timeout(60000);
+  this.timeout(REAL_TOOL_TIMEOUT_MS);
   let helper = '';
 
   before(function () {
@@ -203,7 +205,7 @@ describe('fanotify helper lookup walk vs the decision oracle', function () {
         Buffer.from(`Q 1 0 0 0 a 0 ${hex(path)} -\nQ 1 0 0 0 a 0 ${hex(`${path}b`)} -\n`),
       ]),
       encoding: 'utf8',
-      timeout: 10000,
+      timeout: 60_000, // a backtracking blow-up never ends; a linear match ends well within this under load
     });
     assert.equal(r.status, 0);
     const [miss, hit] = r.stdout.trim().split('\n');

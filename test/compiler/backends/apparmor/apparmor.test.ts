@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
+import '../../../support/property-seed.js';
 import {
   APPARMOR_BACKEND,
   emitApparmorProfiles,
@@ -16,6 +17,7 @@ import {
   quoteApparmorPath,
 } from '../../../../compiler/backends/apparmor/escape-apparmor.js';
 import { hasCommand, requirePrereqs } from '../../../support/prereq.js';
+import { REAL_TOOL_TIMEOUT_MS } from '../../../support/timeouts.js';
 import {
   Action,
   Operation,
@@ -31,7 +33,14 @@ import {
   type RuleSpec,
 } from '../../decide/rule-set-builder.js';
 import { arbRuleSet } from '../../decide/arbitrary-rule-set.js';
-import { checkGolden, emitCorpus, loadCorpora, renderDiagnostics, repoRoot } from '../golden-support.js';
+import {
+  checkGolden,
+  emitCorpus,
+  itOnCorpus,
+  loadCorpora,
+  renderDiagnostics,
+  repoRoot,
+} from '../golden-support.js';
 
 const FEATURES = path.join(repoRoot, 'test/fixtures/apparmor/features');
 
@@ -246,7 +255,8 @@ describe('AppArmor backend', () => {
     );
   });
 
-  describe('with the real apparmor_parser', () => {
+  describe('with the real apparmor_parser', function () {
+    this.timeout(REAL_TOOL_TIMEOUT_MS);
     let work = '';
     before(function () {
       requirePrereqs(this, [[hasCommand('apparmor_parser'), 'apparmor_parser (Debian package apparmor)']]);
@@ -375,8 +385,8 @@ describe('AppArmor backend', () => {
       );
     });
 
-    for (const corpus of loadCorpora()) {
-      it(`golden profiles of ${corpus.name} match and every profile compiles`, () => {
+    for (const entry of loadCorpora()) {
+      itOnCorpus(entry, `golden profiles of ${entry.name} match and every profile compiles`, (corpus) => {
         const out = emitCorpus(APPARMOR_BACKEND, corpus);
         const files = new Map<string, string | Uint8Array>(
           out.artifacts.map((a) => [a.path.replace(/^apparmor\//, ''), a.content]),

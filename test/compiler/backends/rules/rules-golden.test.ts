@@ -1,4 +1,4 @@
-// Golden rule tables over the examples and the upstream corpus (the .bin, its manifest and a text dump),
+// Golden rule tables over the examples, the conformance fixtures and the upstream corpus (the .bin, its manifest and a text dump),
 // and the reader walk checked against the oracle on operations aimed at every rule of the corpus.
 import assert from 'node:assert/strict';
 import { RULES_BACKEND } from '../../../../compiler/backends/rules/rules-backend.js';
@@ -7,7 +7,7 @@ import { dumpRuleTable } from '../../../../compiler/rule-table/dump-rule-table.j
 import { decideOperation } from '../../../../compiler/decide/decide.js';
 import type { OperationRequest, Workload } from '../../../../compiler/decide/decision-input.js';
 import { Operation, type Matcher, type PolicyIR } from '../../../../compiler/ir/rule-set.js';
-import { checkGolden, emitCorpus, loadCorpora } from '../golden-support.js';
+import { checkGolden, emitCorpus, itOnCorpus, loadCorpora } from '../golden-support.js';
 
 function workloadOf(policy: PolicyIR): Workload {
   if (policy.target.kind === 'host') {
@@ -42,8 +42,8 @@ function resourcesNear(m: Matcher): string[] {
 }
 
 describe('rules backend: golden tables and the walk on the corpus', () => {
-  for (const corpus of loadCorpora()) {
-    it(`golden rule table of ${corpus.name}`, () => {
+  for (const entry of loadCorpora()) {
+    itOnCorpus(entry, `golden rule table of ${entry.name}`, (corpus) => {
       const out = emitCorpus(RULES_BACKEND, corpus);
       const bin = out.artifacts.find((a) => a.path === 'rules/rule-table.bin');
       assert.ok(bin && bin.content instanceof Uint8Array);
@@ -57,54 +57,58 @@ describe('rules backend: golden tables and the walk on the corpus', () => {
       assert.deepEqual(emitCorpus(RULES_BACKEND, corpus).artifacts, out.artifacts, 'deterministic bytes');
     });
 
-    it(`the table walk equals the oracle on operations aimed at every rule of ${corpus.name}`, () => {
-      const out = emitCorpus(RULES_BACKEND, corpus);
-      const bin = out.artifacts.find((a) => a.path === 'rules/rule-table.bin');
-      assert.ok(bin && bin.content instanceof Uint8Array);
-      const read = readRuleTable(bin.content);
-      assert.ok(read.ok);
-      const ruleSet = corpus.lint.ruleSet;
-      let checked = 0;
-      let decidedByRule = 0;
-      for (const policy of ruleSet.policies) {
-        const workload = workloadOf(policy);
-        const set = read.table.selectPolicies(workload);
-        for (const rule of policy.rules) {
-          const actors = [
-            ...rule.fromSource.map((s) => (s.kind === 'path' ? s.path : `${s.dir}bin`)),
-            '/bin/sh',
-          ];
-          for (const resource of resourcesNear(rule.matcher)) {
-            for (const actor of actors) {
-              for (const write of [false, true]) {
-                for (const owner of [false, true]) {
-                  const op: OperationRequest = { operation: rule.operation, resource, write, owner };
-                  if (rule.operation === Operation.Process) op.parentExecutable = actor;
-                  else op.executable = actor;
-                  for (const postures of [
-                    {},
-                    { file: 'block', network: 'block', capabilities: 'block' },
-                  ] as const) {
-                    const expected = decideOperation(ruleSet, workload, op, postures);
-                    delete expected.leastPermissiveBy;
-                    assert.deepEqual(
-                      read.table.decide(set, op, postures),
-                      expected,
-                      JSON.stringify({ op, policy: policy.name }),
-                    );
-                    checked++;
-                    if (expected.basis === 'rule') decidedByRule++;
+    itOnCorpus(
+      entry,
+      `the table walk equals the oracle on operations aimed at every rule of ${entry.name}`,
+      (corpus) => {
+        const out = emitCorpus(RULES_BACKEND, corpus);
+        const bin = out.artifacts.find((a) => a.path === 'rules/rule-table.bin');
+        assert.ok(bin && bin.content instanceof Uint8Array);
+        const read = readRuleTable(bin.content);
+        assert.ok(read.ok);
+        const ruleSet = corpus.lint.ruleSet;
+        let checked = 0;
+        let decidedByRule = 0;
+        for (const policy of ruleSet.policies) {
+          const workload = workloadOf(policy);
+          const set = read.table.selectPolicies(workload);
+          for (const rule of policy.rules) {
+            const actors = [
+              ...rule.fromSource.map((s) => (s.kind === 'path' ? s.path : `${s.dir}bin`)),
+              '/bin/sh',
+            ];
+            for (const resource of resourcesNear(rule.matcher)) {
+              for (const actor of actors) {
+                for (const write of [false, true]) {
+                  for (const owner of [false, true]) {
+                    const op: OperationRequest = { operation: rule.operation, resource, write, owner };
+                    if (rule.operation === Operation.Process) op.parentExecutable = actor;
+                    else op.executable = actor;
+                    for (const postures of [
+                      {},
+                      { file: 'block', network: 'block', capabilities: 'block' },
+                    ] as const) {
+                      const expected = decideOperation(ruleSet, workload, op, postures);
+                      delete expected.leastPermissiveBy;
+                      assert.deepEqual(
+                        read.table.decide(set, op, postures),
+                        expected,
+                        JSON.stringify({ op, policy: policy.name }),
+                      );
+                      checked++;
+                      if (expected.basis === 'rule') decidedByRule++;
+                    }
                   }
                 }
               }
             }
           }
         }
-      }
-      assert.ok(
-        checked > 100 && decidedByRule > checked / 10,
-        `${checked} checked, ${decidedByRule} decided by a rule`,
-      );
-    });
+        assert.ok(
+          checked > 100 && decidedByRule > checked / 10,
+          `${checked} checked, ${decidedByRule} decided by a rule`,
+        );
+      },
+    );
   }
 });

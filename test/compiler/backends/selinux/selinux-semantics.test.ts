@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
+import '../../../support/property-seed.js';
 import { emitSelinuxModules } from '../../../../compiler/backends/selinux/selinux-backend.js';
 import { isRepresentableInFileContext } from '../../../../compiler/backends/selinux/escape-selinux.js';
 import { decideOperation } from '../../../../compiler/decide/decide.js';
@@ -17,6 +18,7 @@ import { normalizeOperationRequest } from '../../../../compiler/decide/match-rul
 import type { OperationRequest, Workload } from '../../../../compiler/decide/decision-input.js';
 import { Operation, PolicyKind, type PolicyIR, type RuleSet } from '../../../../compiler/ir/rule-set.js';
 import { hasCommand, requirePrereqs } from '../../../support/prereq.js';
+import { REAL_TOOL_TIMEOUT_MS } from '../../../support/timeouts.js';
 import { arbScenario } from '../../decide/arbitrary-rule-set.js';
 import { repoRoot } from '../golden-support.js';
 
@@ -60,7 +62,8 @@ function parseRules(output: string, kind: 'allow' | 'auditallow'): Map<string, S
   return out;
 }
 
-describe('SELinux modules decide like the oracle (secilc + matchpathcon + sesearch)', () => {
+describe('SELinux modules decide like the oracle (secilc + matchpathcon + sesearch)', function () {
+  this.timeout(REAL_TOOL_TIMEOUT_MS);
   let work = '';
   before(function () {
     requirePrereqs(this, [
@@ -75,7 +78,6 @@ describe('SELinux modules decide like the oracle (secilc + matchpathcon + sesear
   });
 
   it('allowed/denied and audited per path and acting program (fast-check)', function () {
-    this.timeout(120000);
     let compared = 0;
     let denied = 0;
     fc.assert(

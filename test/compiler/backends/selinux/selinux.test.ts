@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
+import '../../../support/property-seed.js';
 import {
   SELINUX_BACKEND,
   emitSelinuxModules,
@@ -20,6 +21,7 @@ import {
 import { matchesGlob } from '../../../../compiler/decide/path-match.js';
 import { matchesResource } from '../../../../compiler/decide/match-rule.js';
 import { hasCommand, requirePrereqs } from '../../../support/prereq.js';
+import { REAL_TOOL_TIMEOUT_MS } from '../../../support/timeouts.js';
 import { arbPath, arbPattern, arbRuleSet } from '../../decide/arbitrary-rule-set.js';
 import {
   Action,
@@ -36,7 +38,14 @@ import {
   srcPath,
   type RuleSpec,
 } from '../../decide/rule-set-builder.js';
-import { checkGolden, emitCorpus, loadCorpora, renderDiagnostics, repoRoot } from '../golden-support.js';
+import {
+  checkGolden,
+  emitCorpus,
+  itOnCorpus,
+  loadCorpora,
+  renderDiagnostics,
+  repoRoot,
+} from '../golden-support.js';
 
 const BASE = path.join(repoRoot, 'test/fixtures/selinux-base/base.cil');
 
@@ -240,7 +249,8 @@ describe('SELinux backend', () => {
     );
   });
 
-  describe('with the real secilc', () => {
+  describe('with the real secilc', function () {
+    this.timeout(REAL_TOOL_TIMEOUT_MS);
     let work = '';
     before(function () {
       requirePrereqs(this, [[hasCommand('secilc'), 'secilc (Debian package secilc)']]);
@@ -337,25 +347,29 @@ describe('SELinux backend', () => {
       );
     });
 
-    for (const corpus of loadCorpora()) {
-      it(`golden modules of ${corpus.name} match and every module builds with the base policy`, () => {
-        const out = emitCorpus(SELINUX_BACKEND, corpus);
-        const files = new Map<string, string | Uint8Array>(
-          out.artifacts.map((a) => [a.path.replace(/^selinux\//, ''), a.content]),
-        );
-        files.set('diagnostics.txt', renderDiagnostics(out));
-        checkGolden('selinux', corpus.name, files);
-        assert.deepEqual(
-          emitCorpus(SELINUX_BACKEND, corpus).artifacts,
-          out.artifacts,
-          'deterministic output',
-        );
-        for (const a of out.artifacts) {
-          if (!a.path.endsWith('.cil')) continue;
-          const r = buildWithSecilc(work, String(a.content));
-          assert.equal(r.status, 0, `${a.path}: ${r.output}`);
-        }
-      });
+    for (const entry of loadCorpora()) {
+      itOnCorpus(
+        entry,
+        `golden modules of ${entry.name} match and every module builds with the base policy`,
+        (corpus) => {
+          const out = emitCorpus(SELINUX_BACKEND, corpus);
+          const files = new Map<string, string | Uint8Array>(
+            out.artifacts.map((a) => [a.path.replace(/^selinux\//, ''), a.content]),
+          );
+          files.set('diagnostics.txt', renderDiagnostics(out));
+          checkGolden('selinux', corpus.name, files);
+          assert.deepEqual(
+            emitCorpus(SELINUX_BACKEND, corpus).artifacts,
+            out.artifacts,
+            'deterministic output',
+          );
+          for (const a of out.artifacts) {
+            if (!a.path.endsWith('.cil')) continue;
+            const r = buildWithSecilc(work, String(a.content));
+            assert.equal(r.status, 0, `${a.path}: ${r.output}`);
+          }
+        },
+      );
     }
   });
 });
