@@ -1,6 +1,6 @@
-// The decision oracle (DESIGN.md "Policy semantics"): for one operation of one workload, which rule
+// The decision oracle (docs/semantics.md): for one operation of one workload, which rule
 // decides, whether the operation is allowed, and the alert it produces. Pure and independent of policy
-// order; every data plane is tested against it. Choices DESIGN.md leaves open are listed in
+// order; every data plane is tested against it. Choices of detail are listed in
 // docs/rule-table.md ("Choices the oracle makes"). `syscalls` rules and presets are monitors, outside it.
 import { Action, PolicyKind, type PolicyIR, type Rule, type RuleSet } from '../ir/rule-set.js';
 import {

@@ -1,5 +1,5 @@
 // Whether one rule matches one operation: resource, acting executable, terminal and arguments, and the
-// readOnly/ownerOnly exemptions (DESIGN.md "Policy semantics").
+// readOnly/ownerOnly exemptions (docs/semantics.md).
 import { Action, Operation, type Matcher, type Rule, type SourceMatcher } from '../ir/rule-set.js';
 import type { OperationRequest } from './decision-input.js';
 import { getBaseName, isInDirectory, matchesGlob, normalizeAbsolutePath } from './path-match.js';

@@ -1,4 +1,4 @@
-// Rule precedence (DESIGN.md "Policy semantics", step 2): the most specific rule wins; at equal
+// Rule precedence (docs/semantics.md, "Which rule decides"): the most specific rule wins; at equal
 // specificity Block > Audit > Allow; remaining ties are broken by where the rule is written so that
 // the answer never depends on policy order. The rules backend sorts its table with the same order.
 import { Action, type PolicyIR, type Rule } from '../ir/rule-set.js';

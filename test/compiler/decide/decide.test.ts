@@ -1,5 +1,5 @@
 // Table-driven tests of the decision oracle: every rule of the seed's "Rules", "States and
-// transitions" and "Errors" sections, and every precedence and posture case of DESIGN.md.
+// transitions" and "Errors" sections, and every precedence and posture case of docs/semantics.md.
 import assert from 'node:assert/strict';
 import { decideOperation } from '../../../compiler/decide/decide.js';
 import type { OperationRequest, Postures, Workload } from '../../../compiler/decide/decision-input.js';
