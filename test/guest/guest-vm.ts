@@ -110,6 +110,11 @@ export async function runInGuest(job: GuestJob): Promise<GuestResult> {
   const timeoutMs = job.timeoutMs ?? 15 * 60_000;
   const exit = await new Promise<{ code: number | null; timedOut: boolean }>((resolve, reject) => {
     const child = spawn('qemu-system-x86_64', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    // A test run that ends (mocha --exit) before the guest does must not leave qemu running.
+    const killOnExit = (): void => {
+      child.kill('SIGKILL');
+    };
+    process.once('exit', killOnExit);
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -125,10 +130,12 @@ export async function runInGuest(job: GuestJob): Promise<GuestResult> {
     child.stderr.on('data', onData);
     child.on('error', (err) => {
       clearTimeout(timer);
+      process.removeListener('exit', killOnExit);
       reject(err);
     });
     child.on('close', (code) => {
       clearTimeout(timer);
+      process.removeListener('exit', killOnExit);
       resolve({ code, timedOut });
     });
   });
