@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { hasCommand } from '../support/prereq.js';
 import { prepareGuestKernel } from './guest-kernel.js';
 
 /** What to run in the guest. */
@@ -109,8 +110,13 @@ export async function runInGuest(job: GuestJob): Promise<GuestResult> {
   let bootMs = 0;
   const timeoutMs = job.timeoutMs ?? 15 * 60_000;
   const exit = await new Promise<{ code: number | null; timedOut: boolean }>((resolve, reject) => {
-    const child = spawn('qemu-system-x86_64', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    // A test run that ends (mocha --exit) before the guest does must not leave qemu running.
+    // qemu must not outlive this process (mocha --exit, Ctrl-C, a killed run): the kernel kills it when its
+    // parent goes (setpriv --pdeathsig, util-linux), and an exit handler covers a missing setpriv.
+    const child = hasCommand('setpriv')
+      ? spawn('setpriv', ['--pdeathsig', 'KILL', '--', 'qemu-system-x86_64', ...args], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        })
+      : spawn('qemu-system-x86_64', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const killOnExit = (): void => {
       child.kill('SIGKILL');
     };
