@@ -70,6 +70,7 @@ export async function startWebhook(
     handler: app,
     logger,
     reloadIntervalMs: config.reloadIntervalMs,
+    ...(config.connectionLimits === undefined ? {} : { limits: config.connectionLimits }),
   });
   ready = true;
   logger.info({ host: server.address.address, port: server.address.port }, 'webhook listening');
