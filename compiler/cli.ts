@@ -11,7 +11,7 @@ import { formatSarif } from './format/format-sarif.js';
 import { formatText } from './format/format-text.js';
 import { createProgress } from './io/progress.js';
 import { pruneStaleArtifacts } from './io/prune-output.js';
-import { readSources } from './io/read-sources.js';
+import { readSources, reportNothingChecked } from './io/read-sources.js';
 import { writeArtifacts } from './io/write-artifacts.js';
 import { lintTexts } from './lint.js';
 import type { SourceText } from './lint.js';
@@ -95,6 +95,8 @@ export function registerCompilerCommands(program: Command): void {
         const progress = createProgress('lint', read.sources.length);
         const result = lintTexts(read.sources, progress === undefined ? {} : { onFile: progress });
         const diagnostics = [...read.diagnostics, ...result.diagnostics];
+        const nothing = reportNothingChecked(paths, result.stats.documents, diagnostics);
+        if (nothing !== undefined) diagnostics.push(nothing);
         const files = [...read.sources.map((s) => s.file), ...read.diagnostics.map((d) => d.file)];
         const report = render(opts.format, diagnostics, read.sources, [...new Set(files)], opts.verbose);
         if (opts.output !== undefined) {
@@ -146,6 +148,8 @@ export function registerCompilerCommands(program: Command): void {
           ...(progress === undefined ? {} : { onFile: progress }),
         });
         const diagnostics = [...read.diagnostics, ...result.diagnostics];
+        const nothing = reportNothingChecked(paths, result.lint.stats.documents, diagnostics);
+        if (nothing !== undefined) diagnostics.push(nothing);
         const errors = countBy(diagnostics, 'error');
         if (diagnostics.some((d) => d.severity !== 'info') || opts.format !== 'text') {
           const files = [
