@@ -10,9 +10,9 @@ import { formatJunit } from './format/format-junit.js';
 import { formatSarif } from './format/format-sarif.js';
 import { formatText } from './format/format-text.js';
 import { createProgress } from './io/progress.js';
-import { pruneStaleArtifacts } from './io/prune-output.js';
+import { listStaleArtifacts } from './io/prune-output.js';
 import { readSources, reportNothingChecked } from './io/read-sources.js';
-import { writeArtifacts } from './io/write-artifacts.js';
+import { OutputRefusedError, writeArtifacts } from './io/write-artifacts.js';
 import { lintTexts } from './lint.js';
 import type { SourceText } from './lint.js';
 import { DEFAULT_MAX_FILE_BYTES } from './parse/decode-text.js';
@@ -169,8 +169,19 @@ export function registerCompilerCommands(program: Command): void {
           process.exitCode = 1;
           return;
         }
-        const removed = await pruneStaleArtifacts(opts.out, new Set(result.artifacts.map((a) => a.path)));
-        await writeArtifacts(opts.out, result.artifacts);
+        let removed: string[];
+        try {
+          removed = await listStaleArtifacts(opts.out, new Set(result.artifacts.map((a) => a.path)));
+          await writeArtifacts(opts.out, result.artifacts, removed);
+        } catch (err) {
+          process.stderr.write(
+            err instanceof OutputRefusedError
+              ? `rtctl: ${err.message}; nothing written to ${opts.out}\n`
+              : `rtctl: cannot write ${opts.out}: ${String((err as NodeJS.ErrnoException).code ?? err)}\n`,
+          );
+          process.exitCode = 2;
+          return;
+        }
         const s = result.lint.stats;
         const rules = result.ruleSet.policies.reduce((n, p) => n + p.rules.length, 0);
         process.stderr.write(
