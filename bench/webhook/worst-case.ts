@@ -10,7 +10,7 @@ import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
-import { checkObject } from '../../compiler/lint.js';
+import { checkAdmissionObject } from '../../compiler/lint.js';
 import { createWebhookApp, MAX_BODY_BYTES } from '../../webhook/app.js';
 import { createWebhookMetrics } from '../../webhook/metrics.js';
 import { createCheckerRule } from '../../webhook/rules/checker-rule.js';
@@ -26,7 +26,7 @@ const skip = new Set(skipArg > 0 ? (process.argv[skipArg + 1] ?? '').split(',') 
 
 async function main(): Promise<void> {
   const app = createWebhookApp({
-    rules: [createCheckerRule(checkObject)],
+    rules: [createCheckerRule(checkAdmissionObject)],
     logger: pino({ level: 'silent' }),
     metrics: createWebhookMetrics(false),
     knownKinds: KNOWN_KINDS,

@@ -28,7 +28,7 @@ export function decodeText(bytes: Uint8Array, maxBytes: number = DEFAULT_MAX_FIL
   const nul = bytes.indexOf(0);
   if (nul >= 0) {
     return fail(
-      'RT1008',
+      Code.notUtf8,
       `byte ${nul} is a NUL byte: the file looks like UTF-16 or UTF-32 text without a byte-order mark, or binary; expected UTF-8 text`,
       nul,
     );
