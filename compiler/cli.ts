@@ -10,9 +10,9 @@ import { formatJunit } from './format/format-junit.js';
 import { formatSarif } from './format/format-sarif.js';
 import { formatText } from './format/format-text.js';
 import { createProgress } from './io/progress.js';
-import { pruneStaleArtifacts } from './io/prune-output.js';
-import { readSources } from './io/read-sources.js';
-import { writeArtifacts } from './io/write-artifacts.js';
+import { listStaleArtifacts } from './io/prune-output.js';
+import { readSources, reportNothingChecked } from './io/read-sources.js';
+import { OutputRefusedError, writeArtifacts } from './io/write-artifacts.js';
 import { lintTexts } from './lint.js';
 import type { SourceText } from './lint.js';
 import { DEFAULT_MAX_FILE_BYTES } from './parse/decode-text.js';
@@ -95,6 +95,8 @@ export function registerCompilerCommands(program: Command): void {
         const progress = createProgress('lint', read.sources.length);
         const result = lintTexts(read.sources, progress === undefined ? {} : { onFile: progress });
         const diagnostics = [...read.diagnostics, ...result.diagnostics];
+        const nothing = reportNothingChecked(paths, result.stats.documents, diagnostics);
+        if (nothing !== undefined) diagnostics.push(nothing);
         const files = [...read.sources.map((s) => s.file), ...read.diagnostics.map((d) => d.file)];
         const report = render(opts.format, diagnostics, read.sources, [...new Set(files)], opts.verbose);
         if (opts.output !== undefined) {
@@ -146,6 +148,8 @@ export function registerCompilerCommands(program: Command): void {
           ...(progress === undefined ? {} : { onFile: progress }),
         });
         const diagnostics = [...read.diagnostics, ...result.diagnostics];
+        const nothing = reportNothingChecked(paths, result.lint.stats.documents, diagnostics);
+        if (nothing !== undefined) diagnostics.push(nothing);
         const errors = countBy(diagnostics, 'error');
         if (diagnostics.some((d) => d.severity !== 'info') || opts.format !== 'text') {
           const files = [
@@ -165,8 +169,19 @@ export function registerCompilerCommands(program: Command): void {
           process.exitCode = 1;
           return;
         }
-        const removed = await pruneStaleArtifacts(opts.out, new Set(result.artifacts.map((a) => a.path)));
-        await writeArtifacts(opts.out, result.artifacts);
+        let removed: string[];
+        try {
+          removed = await listStaleArtifacts(opts.out, new Set(result.artifacts.map((a) => a.path)));
+          await writeArtifacts(opts.out, result.artifacts, removed);
+        } catch (err) {
+          process.stderr.write(
+            err instanceof OutputRefusedError
+              ? `rtctl: ${err.message}; nothing written to ${opts.out}\n`
+              : `rtctl: cannot write ${opts.out}: ${String((err as NodeJS.ErrnoException).code ?? err)}\n`,
+          );
+          process.exitCode = 2;
+          return;
+        }
         const s = result.lint.stats;
         const rules = result.ruleSet.policies.reduce((n, p) => n + p.rules.length, 0);
         process.stderr.write(

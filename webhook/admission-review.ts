@@ -75,8 +75,9 @@ const REVIEW_SCHEMA = {
         },
         operation: { enum: Object.values(Operation) },
         dryRun: { type: 'boolean' },
-        namespace: { type: 'string' },
-        name: { type: 'string' },
+        // Go servers write null for an absent optional field; null is read as absent.
+        namespace: { type: ['string', 'null'] },
+        name: { type: ['string', 'null'] },
         object: { type: ['object', 'null'] },
         oldObject: { type: ['object', 'null'] },
       },
@@ -111,8 +112,10 @@ export function createReviewParser(): (body: unknown) => ParsedReview {
       return { ok: false, reason: `apiVersion: ${found}; only ${ADMISSION_API_VERSION} is supported` };
     }
     if (validate(body)) {
-      const review = body as { request: AdmissionRequest };
-      return { ok: true, request: review.request };
+      const { request } = body as { request: AdmissionRequest };
+      if (request.namespace === null) delete request.namespace;
+      if (request.name === null) delete request.name;
+      return { ok: true, request };
     }
     const first = validate.errors?.[0];
     return { ok: false, reason: first === undefined ? 'not an AdmissionReview' : describeError(first) };

@@ -1,12 +1,14 @@
 // The webhook's express application: POST /validate (AdmissionReview v1), /healthz, /readyz, /metrics.
-// Bad bodies answer 400 (413 when over the bound) with a reason; a throwing rule answers 500 with the uid
-// logged; nothing a request sends can stop the process.
+// Bad bodies answer 400 (413 when over the bound, 415 when not JSON) with a reason; a body whose structure is
+// past the bounds JSON.parse can handle quickly (json-shape.ts) is denied without being parsed; a throwing rule
+// answers 500 with the uid logged; nothing a request sends can stop the process or hold it for long.
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { AdmissionCode } from '../compiler/diagnostics/codes/admission.js';
-import { createReviewParser, createReviewResponse } from './admission-review.js';
+import { ADMISSION_API_VERSION, createReviewParser, createReviewResponse } from './admission-review.js';
 import { combineDecisions, renderDecision } from './decision.js';
 import { toError } from './error-value.js';
+import { DEFAULT_JSON_SHAPE_LIMITS, measureJsonShape, type JsonShapeLimits } from './json-shape.js';
 import { RequestResult, type WebhookMetrics } from './metrics.js';
 import type { AdmissionRule } from './rules/rule.js';
 
@@ -25,6 +27,8 @@ export interface WebhookAppOptions {
   /** True while draining: responses ask the client to close its connection. */
   isDraining?: () => boolean;
   bodyLimitBytes?: number;
+  /** Structure bounds checked before parsing; DEFAULT_JSON_SHAPE_LIMITS when absent. */
+  shapeLimits?: JsonShapeLimits;
 }
 
 interface HttpError {
@@ -66,21 +70,74 @@ export function createWebhookApp(options: WebhookAppOptions): express.Express {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 
-  const parseJson = express.json({
-    limit: options.bodyLimitBytes ?? MAX_BODY_BYTES,
-    type: () => true,
-    strict: true,
-  });
+  const shapeLimits = options.shapeLimits ?? DEFAULT_JSON_SHAPE_LIMITS;
+  // Raw bytes (gzip and deflate inflated within the same bound): the structure is measured before parsing.
+  const readBody = express.raw({ limit: options.bodyLimitBytes ?? MAX_BODY_BYTES, type: () => true });
+  const badRequest = (res: Response, reason: string): void => {
+    metrics.requests.inc({ kind: 'unknown', result: RequestResult.BadRequest });
+    res.status(400).json(failureStatus(400, 'BadRequest', `${AdmissionCode.MalformedReview} ${reason}`));
+  };
+  // The API server sends application/json; anything else is not a review (and is not read).
+  const requireJson = (req: Request, res: Response, next: NextFunction): void => {
+    const type = req.headers['content-type'];
+    if (typeof type === 'string' && /^application\/json\s*(;|$)/i.test(type)) {
+      next();
+      return;
+    }
+    metrics.requests.inc({ kind: 'unknown', result: RequestResult.BadRequest });
+    res
+      .status(415)
+      .json(
+        failureStatus(
+          415,
+          'UnsupportedMediaType',
+          `${AdmissionCode.UnsupportedMediaType} content type ${JSON.stringify((type ?? '').slice(0, 100))} is not supported; send application/json`,
+        ),
+      );
+  };
 
-  app.post('/validate', parseJson, (req: Request, res: Response) => {
+  app.post('/validate', requireJson, readBody, (req: Request, res: Response) => {
     const started = process.hrtime.bigint();
-    const body: unknown = req.body;
+    const bytes: unknown = req.body;
+    if (!Buffer.isBuffer(bytes) || bytes.length === 0) {
+      badRequest(res, 'body: expected an AdmissionReview object');
+      return;
+    }
+    const shape = measureJsonShape(bytes, shapeLimits);
+    if (!shape.ok) {
+      if (shape.apiVersion === ADMISSION_API_VERSION && shape.uid !== undefined && shape.uid !== '') {
+        // A review of an object nobody writes: denied without parsing it.
+        metrics.requests.inc({ kind: 'other', result: RequestResult.Denied });
+        res.json(
+          createReviewResponse(
+            renderDecision(shape.uid.slice(0, 256), {
+              allowed: false,
+              errors: [
+                {
+                  code: AdmissionCode.ObjectTooComplex,
+                  path: '.',
+                  message: `${shape.reason}; the webhook decides on objects within these bounds only`,
+                },
+              ],
+              warnings: [],
+            }),
+          ),
+        );
+        return;
+      }
+      badRequest(res, `body: ${shape.reason}`);
+      return;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      badRequest(res, 'body is not valid JSON');
+      return;
+    }
     const parsed = parseReview(body);
     if (!parsed.ok) {
-      metrics.requests.inc({ kind: 'unknown', result: RequestResult.BadRequest });
-      res
-        .status(400)
-        .json(failureStatus(400, 'BadRequest', `${AdmissionCode.MalformedReview} ${parsed.reason}`));
+      badRequest(res, parsed.reason);
       return;
     }
     const { request } = parsed;
@@ -117,20 +174,17 @@ export function createWebhookApp(options: WebhookAppOptions): express.Express {
       result: status === 500 ? RequestResult.Error : RequestResult.BadRequest,
     });
     if (res.headersSent) return;
-    const reason =
+    // Fixed texts only: a parser's or zlib's own message is not echoed.
+    const [reason, why] =
       e.type === 'entity.too.large'
-        ? `body larger than ${options.bodyLimitBytes ?? MAX_BODY_BYTES} bytes`
-        : e.type === 'entity.parse.failed'
-          ? 'body is not valid JSON'
+        ? ['RequestEntityTooLarge', `body larger than ${options.bodyLimitBytes ?? MAX_BODY_BYTES} bytes`]
+        : e.type === 'encoding.unsupported'
+          ? ['UnsupportedMediaType', 'content encoding not supported; send identity, gzip or deflate']
           : status === 500
-            ? 'internal error'
-            : typeof e.message === 'string'
-              ? e.message
-              : 'bad request';
+            ? ['InternalError', 'internal error']
+            : ['BadRequest', 'the body could not be read (truncated, or not valid gzip or deflate)'];
     const prefix = status === 500 ? '' : `${AdmissionCode.MalformedReview} `;
-    res
-      .status(status)
-      .json(failureStatus(status, status === 500 ? 'InternalError' : 'BadRequest', `${prefix}${reason}`));
+    res.status(status).json(failureStatus(status, reason, `${prefix}${why}`));
   });
   return app;
 }

@@ -8,12 +8,15 @@ import type { Command } from 'commander';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
 import { generateWebhookCertificates } from './certs.js';
+import { DEFAULT_CONNECTION_LIMITS } from './connection-guard.js';
 import { parseListenAddress } from '../compiler/net/listen-address.js';
 import { DEFAULT_LISTEN, parseMillis, type WebhookServeConfig } from './config.js';
 import { messageOf } from './error-value.js';
 import { checkAdmissionObject } from '../compiler/lint.js';
 import { startWebhook } from './serve.js';
-import { buildWebhookConfiguration, DEFAULT_WEBHOOK_CONFIG } from './webhook-config.js';
+import { buildWebhookConfiguration, checkCaBundle, DEFAULT_WEBHOOK_CONFIG } from './webhook-config.js';
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /** Exit code for usage and I/O failures. */
 const EXIT_USAGE = 2;
@@ -27,6 +30,7 @@ interface ServeFlags {
   shutdownDelay: string;
   drainTimeout: string;
   reloadInterval: string;
+  maxConnections: string;
 }
 
 interface CertsFlags {
@@ -64,6 +68,9 @@ function readServeConfig(flags: ServeFlags): WebhookServeConfig | string {
   if (typeof drain !== 'number') return drain.error;
   const reload = parseMillis('--reload-interval', flags.reloadInterval);
   if (typeof reload !== 'number') return reload.error;
+  const maxConnections = Number(flags.maxConnections);
+  if (!/^[0-9]+$/.test(flags.maxConnections) || maxConnections < 1 || maxConnections > 1_000_000)
+    return `--max-connections ${JSON.stringify(flags.maxConnections)}: expected 1 to 1000000`;
   return {
     certFile: flags.cert,
     keyFile: flags.key,
@@ -73,6 +80,7 @@ function readServeConfig(flags: ServeFlags): WebhookServeConfig | string {
     shutdownDelayMs: delay,
     drainTimeoutMs: drain,
     reloadIntervalMs: Math.max(50, reload),
+    connectionLimits: { ...DEFAULT_CONNECTION_LIMITS, maxConnections },
   };
 }
 
@@ -122,6 +130,14 @@ async function config(flags: ConfigFlags): Promise<void> {
     return fail(`webhook config: --port ${JSON.stringify(flags.port)}: expected 1-65535`);
   if (!Number.isInteger(timeout) || timeout < 1 || timeout > 30)
     return fail(`webhook config: --timeout ${JSON.stringify(flags.timeout)}: expected 1-30 seconds`);
+  if (flags.namespace.length > 63 || !DNS1123_LABEL.test(flags.namespace))
+    return fail(
+      `webhook config: --namespace ${JSON.stringify(flags.namespace)}: expected a DNS-1123 label (lower case letters, digits and "-", at most 63 characters)`,
+    );
+  if (flags.service.length > 63 || !DNS1123_LABEL.test(flags.service))
+    return fail(
+      `webhook config: --service ${JSON.stringify(flags.service)}: expected a DNS-1123 label (lower case letters, digits and "-", at most 63 characters)`,
+    );
   let caBundlePem: string | undefined;
   if (flags.caBundle !== undefined) {
     try {
@@ -129,6 +145,8 @@ async function config(flags: ConfigFlags): Promise<void> {
     } catch (err) {
       return fail(`webhook config: ${messageOf(err)}`);
     }
+    const checked = checkCaBundle(caBundlePem);
+    if (checked !== undefined) return fail(`webhook config: --ca-bundle ${flags.caBundle}: ${checked}`);
   }
   const object = buildWebhookConfiguration({
     name: flags.name,
@@ -157,6 +175,11 @@ export function registerWebhookCommands(program: Command): void {
     .option('--shutdown-delay <ms>', 'after SIGTERM, keep serving this long with /readyz failing', '5000')
     .option('--drain-timeout <ms>', 'then wait at most this long for in-flight requests', '10000')
     .option('--reload-interval <ms>', 'how often to check the certificate files', '1000')
+    .option(
+      '--max-connections <n>',
+      'open connections kept; past it the oldest not yet through its TLS handshake (or idle) is closed',
+      String(DEFAULT_CONNECTION_LIMITS.maxConnections),
+    )
     .action((flags: ServeFlags) => serve(flags));
   webhook
     .command('certs')

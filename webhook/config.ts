@@ -1,4 +1,5 @@
 // The webhook server's configuration, read once from the command line and passed in.
+import type { ConnectionLimits } from './connection-guard.js';
 
 /** Everything `rtctl webhook serve` needs. */
 export interface WebhookServeConfig {
@@ -14,6 +15,8 @@ export interface WebhookServeConfig {
   drainTimeoutMs: number;
   /** How often the certificate files are checked for changes. */
   reloadIntervalMs: number;
+  /** Connection cap and timeouts; DEFAULT_CONNECTION_LIMITS when absent. */
+  connectionLimits?: ConnectionLimits;
 }
 
 /** Default listen address: all interfaces, port 8443. */

@@ -1,5 +1,6 @@
 // Decisions: what every admission rule returns. A decision is findings with their JSON paths; combining
 // decisions and rendering one as an AdmissionResponse are pure functions.
+import { AdmissionCode } from '../compiler/diagnostics/codes/admission.js';
 import { Severity, pointerToPath } from '../compiler/diagnostics/diagnostic.js';
 import type { Finding } from '../compiler/diagnostics/finding.js';
 import type { AdmissionResponse } from './admission-review.js';
@@ -21,18 +22,49 @@ export interface Decision {
 /** The decision that admits without remarks. */
 export const ALLOW: Decision = Object.freeze({ allowed: true, errors: [], warnings: [] });
 
-/** Turns findings into a decision: any error denies; warnings and infos become warnings. */
+/** Errors and warnings listed per object (each list); the rest are counted in one RT5031 line. */
+export const MAX_LISTED_FINDINGS = 50;
+/** Characters kept of a path or a message. */
+const MAX_TEXT = 512;
+
+function cut(text: string): string {
+  return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
+}
+
+function toItem(f: Finding): DecisionItem {
+  const path = pointerToPath(f.pointer);
+  // Compiler messages may already begin with the path; say it once.
+  const message = f.message.startsWith(`${path}: `) ? f.message.slice(path.length + 2) : f.message;
+  return { code: f.code, path: cut(path), message: cut(message) };
+}
+
+function truncated(more: number, what: string): DecisionItem {
+  return {
+    code: AdmissionCode.FindingsTruncated,
+    path: '.',
+    message: `and ${more} more ${what}${more === 1 ? '' : 's'} not listed; run rtctl lint on the object to see them all`,
+  };
+}
+
+/**
+ * Turns findings into a decision: any error denies; warnings and infos become warnings. At most
+ * MAX_LISTED_FINDINGS errors and as many warnings are listed, then one RT5031 line counts the rest, so the
+ * response stays small whatever the object.
+ */
 export function decideFromFindings(findings: readonly Finding[]): Decision {
   const errors: DecisionItem[] = [];
   const warnings: DecisionItem[] = [];
+  let moreErrors = 0;
+  let moreWarnings = 0;
   for (const f of findings) {
-    const path = pointerToPath(f.pointer);
-    // Compiler messages may already begin with the path; say it once.
-    const message = f.message.startsWith(`${path}: `) ? f.message.slice(path.length + 2) : f.message;
-    const item = { code: f.code, path, message };
-    if (f.severity === Severity.Error) errors.push(item);
-    else warnings.push(item);
+    if (f.severity === Severity.Error) {
+      if (errors.length < MAX_LISTED_FINDINGS) errors.push(toItem(f));
+      else moreErrors += 1;
+    } else if (warnings.length < MAX_LISTED_FINDINGS) warnings.push(toItem(f));
+    else moreWarnings += 1;
   }
+  if (moreErrors > 0) errors.push(truncated(moreErrors, 'error'));
+  if (moreWarnings > 0) warnings.push({ ...truncated(moreWarnings, 'warning') });
   return { allowed: errors.length === 0, errors, warnings };
 }
 

@@ -8,6 +8,12 @@ import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
+import {
+  DEFAULT_CONNECTION_LIMITS,
+  guardConnections,
+  type ConnectionGuard,
+  type ConnectionLimits,
+} from './connection-guard.js';
 import { messageOf } from './error-value.js';
 
 /** How to run the server. */
@@ -20,6 +26,8 @@ export interface WebhookServerOptions {
   logger: Logger;
   /** How often the certificate files are checked for changes. */
   reloadIntervalMs?: number;
+  /** Connection cap and timeouts; DEFAULT_CONNECTION_LIMITS when absent. */
+  limits?: ConnectionLimits;
 }
 
 /** A running server. */
@@ -27,6 +35,8 @@ export interface RunningWebhookServer {
   server: https.Server;
   /** The bound address (port 0 resolves here). */
   address: AddressInfo;
+  /** Connection accounting (open connections, evictions). */
+  connections: ConnectionGuard;
   /** Reloads the certificate and key now; false (old pair kept) when the files do not form a valid pair. */
   reloadCertificate(): Promise<boolean>;
   /** Stops accepting connections, waits for in-flight requests (at most `deadlineMs`), then closes the rest. */
@@ -47,13 +57,17 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const { certFile, keyFile, logger } = options;
   const first = await readPair(certFile, keyFile);
   let current = first.digest;
+  const limits = options.limits ?? DEFAULT_CONNECTION_LIMITS;
   const server = https.createServer(
-    { cert: first.cert, key: first.key, minVersion: 'TLSv1.2' },
+    {
+      cert: first.cert,
+      key: first.key,
+      minVersion: 'TLSv1.2',
+      handshakeTimeout: limits.handshakeTimeoutMs,
+    },
     options.handler,
   );
-  server.keepAliveTimeout = 30_000;
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 15_000;
+  const connections = guardConnections(server, limits);
 
   let reloading: Promise<boolean> | undefined;
   const reload = async (): Promise<boolean> => {
@@ -117,5 +131,5 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     server.closeAllConnections();
     await closed;
   };
-  return { server, address, reloadCertificate, close };
+  return { server, address, connections, reloadCertificate, close };
 }

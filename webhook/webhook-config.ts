@@ -1,6 +1,7 @@
 // The ValidatingWebhookConfiguration that registers the webhook: failurePolicy Fail for our own policy kinds,
 // Ignore for Namespaces and node-settings kinds (the webhook must never be why a cluster stops working),
 // kube-system and the webhook's own namespace excluded. Pure: returns the object.
+import { X509Certificate } from 'node:crypto';
 import { NODE_KINDS } from '../compiler/node-settings/node-kinds.js';
 
 /** Where the webhook runs and how the API server reaches it. */
@@ -52,6 +53,27 @@ export function buildNodeSettingsRules(): RuleWithOperations[] {
   return [...byKey.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, r]) => ({ ...r, resources: [...r.resources].sort() }));
+}
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----\r?\n[\s\S]*?-----END CERTIFICATE-----/g;
+
+/**
+ * Why `pem` cannot be a caBundle (one or more PEM certificates and nothing else), or undefined when it can.
+ * The API server would otherwise accept the configuration and then fail every call to the webhook.
+ */
+export function checkCaBundle(pem: string): string | undefined {
+  const blocks = pem.match(PEM_CERTIFICATE) ?? [];
+  if (blocks.length === 0) return 'holds no PEM certificate (-----BEGIN CERTIFICATE-----)';
+  if (pem.replace(PEM_CERTIFICATE, '').trim() !== '')
+    return 'holds text besides PEM certificates (a private key, or something else)';
+  for (const [i, block] of blocks.entries()) {
+    try {
+      new X509Certificate(block);
+    } catch {
+      return `certificate ${i + 1} of ${blocks.length} is not a valid X.509 certificate`;
+    }
+  }
+  return undefined;
 }
 
 /** Builds the ValidatingWebhookConfiguration object. */

@@ -1,6 +1,7 @@
 // JUnit XML: one test suite per file, one test case per policy document; a document's errors become its
 // failure (warnings are listed in system-out), so CI dashboards show which policy broke.
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { escapeControl } from './escape-control.js';
 
 /** Characters XML 1.0 cannot carry at all. */
 // eslint-disable-next-line no-control-regex
@@ -18,8 +19,9 @@ export function escapeXml(s: string): string {
 }
 
 function line(d: Diagnostic): string {
-  const loc = d.start === undefined ? d.file : `${d.file}:${d.start.line}:${d.start.column}`;
-  return `${loc}: ${d.severity} ${d.code} ${d.message}`;
+  const file = escapeControl(d.file);
+  const loc = d.start === undefined ? file : `${file}:${d.start.line}:${d.start.column}`;
+  return `${loc}: ${d.severity} ${d.code} ${escapeControl(d.message)}`;
 }
 
 /** Formats diagnostics as JUnit XML; `files` lists every file linted (clean files become passing cases). */
@@ -48,17 +50,17 @@ export function formatJunit(diagnostics: readonly Diagnostic[], files: readonly 
       if (errors.length > 0) {
         failures++;
         const first = errors[0];
-        body += `<failure message="${escapeXml(first === undefined ? '' : `${first.code} ${first.message}`)}" type="${escapeXml(errors.map((e) => e.code).join(','))}">${escapeXml(errors.map(line).join('\n'))}</failure>`;
+        body += `<failure message="${escapeXml(first === undefined ? '' : `${first.code} ${escapeControl(first.message)}`)}" type="${escapeXml(errors.map((e) => e.code).join(','))}">${escapeXml(errors.map(line).join('\n'))}</failure>`;
       }
       if (warnings.length > 0) body += `<system-out>${escapeXml(warnings.map(line).join('\n'))}</system-out>`;
       cases.push(
-        `    <testcase classname="${escapeXml(file)}" name="${escapeXml(`${file}#document-${doc}`)}">${body}</testcase>`,
+        `    <testcase classname="${escapeXml(escapeControl(file))}" name="${escapeXml(escapeControl(`${file}#document-${doc}`))}">${body}</testcase>`,
       );
     }
     totalTests += cases.length;
     totalFailures += failures;
     suites.push(
-      `  <testsuite name="${escapeXml(file)}" tests="${cases.length}" failures="${failures}" errors="0">\n${cases.join('\n')}\n  </testsuite>`,
+      `  <testsuite name="${escapeXml(escapeControl(file))}" tests="${cases.length}" failures="${failures}" errors="0">\n${cases.join('\n')}\n  </testsuite>`,
     );
   }
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="rtctl lint" tests="${totalTests}" failures="${totalFailures}" errors="0">\n${suites.join('\n')}\n</testsuites>\n`;

@@ -1,5 +1,6 @@
 // Human-readable diagnostics: `file:line:col: severity RTnnnn message`, a code frame with a caret under the
 // offending node, related places, and a summary line. Code frames are drawn here, at display time only.
+import { escapeControl } from './escape-control.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 
 /** Options of the text format. */
@@ -42,20 +43,22 @@ export function formatText(diagnostics: readonly Diagnostic[], options: TextForm
   const shown = diagnostics.filter((d) => options.verbose === true || d.severity !== 'info');
   const parts: string[] = [];
   for (const d of shown) {
-    const loc = d.start === undefined ? d.file : `${d.file}:${d.start.line}:${d.start.column}`;
+    const file = escapeControl(d.file);
+    const loc = d.start === undefined ? file : `${file}:${d.start.line}:${d.start.column}`;
     const sev =
       d.severity === 'error'
         ? paint(color, 31, 'error')
         : d.severity === 'warning'
           ? paint(color, 33, 'warning')
           : paint(color, 36, 'info');
-    let block = `${paint(color, 1, loc)}: ${sev} ${d.code} ${d.message}`;
+    let block = `${paint(color, 1, loc)}: ${sev} ${d.code} ${escapeControl(d.message)}`;
     const text = options.texts.get(d.file);
     if (text !== undefined && d.start !== undefined) {
       block += `\n${frame(text, d.start.line, d.start.column, d.end?.line ?? d.start.line, d.end?.column ?? d.start.column)}`;
     }
     for (const r of d.related ?? []) {
-      block += `\n  ${r.start === undefined ? r.file : `${r.file}:${r.start.line}:${r.start.column}`}: ${r.message}`;
+      const related = escapeControl(r.file);
+      block += `\n  ${r.start === undefined ? related : `${related}:${r.start.line}:${r.start.column}`}: ${escapeControl(r.message)}`;
     }
     parts.push(block);
   }

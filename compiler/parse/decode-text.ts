@@ -24,6 +24,15 @@ export function decodeText(bytes: Uint8Array, maxBytes: number = DEFAULT_MAX_FIL
   if ((b0 === 0xff && b1 === 0xfe) || (b0 === 0xfe && b1 === 0xff) || (b0 === 0 && b1 === 0)) {
     return fail(Code.notUtf8, 'file starts with a UTF-16 or UTF-32 byte-order mark; expected UTF-8 text', 0);
   }
+  // YAML admits no NUL; one here is UTF-16 or UTF-32 text that lost its byte-order mark (or binary).
+  const nul = bytes.indexOf(0);
+  if (nul >= 0) {
+    return fail(
+      Code.notUtf8,
+      `byte ${nul} is a NUL byte: the file looks like UTF-16 or UTF-32 text without a byte-order mark, or binary; expected UTF-8 text`,
+      nul,
+    );
+  }
   try {
     return { ok: true, text: decoder.decode(bytes) };
   } catch {

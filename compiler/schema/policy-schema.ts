@@ -67,6 +67,45 @@ export const PROTOCOL_NAMES = [
 const CAPABILITY_PATTERN = `^(${CAPABILITY_NAMES.join('|')})$`;
 const PROTOCOL_PATTERN = `^(${PROTOCOL_NAMES.flatMap((p) => [p, p.toUpperCase()]).join('|')})$`;
 
+/**
+ * Size bounds. Kubernetes' own where it has one (label values 63 characters, DNS names 253); elsewhere far
+ * above any real policy (the corpus' largest list holds a few dozen rules) and low enough that a document at
+ * every bound is checked in milliseconds. The exhaustive schema pass copies documents cut just past these
+ * (schema/clip-for-report.ts): raise those limits with these.
+ */
+export const SCHEMA_BOUNDS = {
+  /** Rules in one list (matchPaths, matchDirectories, ...). */
+  rules: 1024,
+  /** Entries of one fromSource list. */
+  sources: 256,
+  /** Tags of one rule or section. */
+  tags: 64,
+  /** Characters of one tag. */
+  tagLength: 256,
+  /** Characters of a message, a pattern, an argument. */
+  text: 1024,
+  /** System call names in one rule. */
+  syscalls: 512,
+  /** Selector and node selector labels. */
+  labels: 256,
+  /** Characters of a label value (Kubernetes' limit). */
+  labelValue: 63,
+  /** Characters of `key=value` in matchExpressions: a qualified key (317) and a value (63). */
+  labelExpression: 381,
+  /** Annotations and labels in metadata. */
+  metadataEntries: 256,
+  /** Characters of an annotation value (Kubernetes bounds all annotations together at 256 KiB). */
+  annotationValue: 262_144,
+  /** Match expressions of a selector, and values of one expression. */
+  expressions: 64,
+  /** Presets of a policy. */
+  presets: 16,
+  /** Characters of a DNS name (domains, device classes). */
+  dnsName: 253,
+  /** Characters of the AppArmor profile text. */
+  apparmor: 65_536,
+} as const;
+
 const action = {
   type: 'string',
   enum: ['Allow', 'Audit', 'Block'],
@@ -81,17 +120,23 @@ const severity = {
 } as const;
 const tags = {
   type: 'array',
-  items: { type: 'string' },
+  maxItems: SCHEMA_BOUNDS.tags,
+  items: { type: 'string', maxLength: SCHEMA_BOUNDS.tagLength },
   description: 'Free-form tags copied into alerts.',
 } as const;
-const message = { type: 'string', description: 'Message copied into alerts.' } as const;
+const message = {
+  type: 'string',
+  maxLength: SCHEMA_BOUNDS.text,
+  description: 'Message copied into alerts.',
+} as const;
 const boolean = { type: 'boolean' } as const;
 
 /** An absolute file path that does not end in `/` (the reference's pattern and bound). */
 const absolutePath = {
   type: 'string',
   maxLength: 200,
-  pattern: '^\\/+.*[^\\/]$',
+  // The reference writes ^\/+.*[^\/]$; the same language without the leading + matches in linear time.
+  pattern: '^\\/.*[^\\/]$',
   description: 'Absolute path of a file or binary; must not end in /.',
 } as const;
 /** An absolute directory path ending in `/`. */
@@ -105,6 +150,7 @@ const directoryPath = {
 /** A fromSource entry: the acting executable by path, or by directory (recursive or not). */
 const fromSource = {
   type: 'array',
+  maxItems: SCHEMA_BOUNDS.sources,
   description: 'Restricts the rule to operations done by these executables (for exec: the parent).',
   items: {
     type: 'object',
@@ -120,6 +166,7 @@ const fromSource = {
  */
 const syscallFromSource = {
   type: 'array',
+  maxItems: SCHEMA_BOUNDS.sources,
   description: 'Restricts the rule to system calls made by these executables.',
   items: {
     type: 'object',
@@ -141,10 +188,20 @@ const processMatchPath = {
   additionalProperties: false,
   properties: {
     path: absolutePath,
-    execname: { type: 'string', minLength: 1, pattern: '^[^\\/]+$', description: 'Binary base name.' },
+    execname: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[^\\/]+$',
+      description: 'Binary base name.',
+    },
     ownerOnly: boolean,
     pts: boolean,
-    allowedArgs: { type: 'array', maxItems: 20, items: { type: 'string' } },
+    allowedArgs: {
+      type: 'array',
+      maxItems: 20,
+      items: { type: 'string', maxLength: SCHEMA_BOUNDS.text },
+    },
     fromSource,
     ...inherited,
   },
@@ -169,7 +226,11 @@ const processMatchPattern = {
   type: 'object',
   additionalProperties: false,
   required: ['pattern'],
-  properties: { pattern: { type: 'string', minLength: 1 }, ownerOnly: boolean, ...inherited },
+  properties: {
+    pattern: { type: 'string', minLength: 1, maxLength: SCHEMA_BOUNDS.text },
+    ownerOnly: boolean,
+    ...inherited,
+  },
 } as const;
 
 const process = {
@@ -177,9 +238,9 @@ const process = {
   additionalProperties: false,
   description: 'Rules on process execution.',
   properties: {
-    matchPaths: { type: 'array', items: processMatchPath },
-    matchDirectories: { type: 'array', items: processMatchDirectory },
-    matchPatterns: { type: 'array', items: processMatchPattern },
+    matchPaths: { type: 'array', maxItems: SCHEMA_BOUNDS.rules, items: processMatchPath },
+    matchDirectories: { type: 'array', maxItems: SCHEMA_BOUNDS.rules, items: processMatchDirectory },
+    matchPatterns: { type: 'array', maxItems: SCHEMA_BOUNDS.rules, items: processMatchPattern },
     ...inherited,
   },
 } as const;
@@ -218,7 +279,7 @@ const fileMatchPattern = {
   additionalProperties: false,
   required: ['pattern'],
   properties: {
-    pattern: { type: 'string', minLength: 1 },
+    pattern: { type: 'string', minLength: 1, maxLength: SCHEMA_BOUNDS.text },
     ownerOnly: boolean,
     readOnly: boolean,
     ...inherited,
@@ -230,9 +291,9 @@ const file = {
   additionalProperties: false,
   description: 'Rules on file access.',
   properties: {
-    matchPaths: { type: 'array', items: fileMatchPath },
-    matchDirectories: { type: 'array', items: fileMatchDirectory },
-    matchPatterns: { type: 'array', items: fileMatchPattern },
+    matchPaths: { type: 'array', maxItems: SCHEMA_BOUNDS.rules, items: fileMatchPath },
+    matchDirectories: { type: 'array', maxItems: SCHEMA_BOUNDS.rules, items: fileMatchDirectory },
+    matchPatterns: { type: 'array', maxItems: SCHEMA_BOUNDS.rules, items: fileMatchPattern },
     ...inherited,
   },
 } as const;
@@ -245,6 +306,7 @@ function networkSection<R extends readonly string[]>(required: R) {
     properties: {
       matchProtocols: {
         type: 'array',
+        maxItems: SCHEMA_BOUNDS.rules,
         items: {
           type: 'object',
           additionalProperties: false,
@@ -259,11 +321,16 @@ function networkSection<R extends readonly string[]>(required: R) {
       },
       matchDNSQueries: {
         type: 'array',
+        maxItems: SCHEMA_BOUNDS.rules,
         items: {
           type: 'object',
           additionalProperties: false,
           required: ['domain'],
-          properties: { domain: { type: 'string', minLength: 1 }, fromSource, ...inherited },
+          properties: {
+            domain: { type: 'string', minLength: 1, maxLength: SCHEMA_BOUNDS.dnsName },
+            fromSource,
+            ...inherited,
+          },
         },
       },
       ...inherited,
@@ -279,6 +346,7 @@ function capabilitiesSection<R extends readonly string[]>(required: R) {
     properties: {
       matchCapabilities: {
         type: 'array',
+        maxItems: SCHEMA_BOUNDS.rules,
         items: {
           type: 'object',
           additionalProperties: false,
@@ -299,7 +367,11 @@ function capabilitiesSection<R extends readonly string[]>(required: R) {
   } as const;
 }
 
-const syscallList = { type: 'array', items: { type: 'string', enum: SYSCALL_NAMES } } as const;
+const syscallList = {
+  type: 'array',
+  maxItems: SCHEMA_BOUNDS.syscalls,
+  items: { type: 'string', enum: SYSCALL_NAMES },
+} as const;
 
 const syscalls = {
   type: 'object',
@@ -308,6 +380,7 @@ const syscalls = {
   properties: {
     matchSyscalls: {
       type: 'array',
+      maxItems: SCHEMA_BOUNDS.rules,
       items: {
         type: 'object',
         additionalProperties: false,
@@ -317,13 +390,14 @@ const syscalls = {
     },
     matchPaths: {
       type: 'array',
+      maxItems: SCHEMA_BOUNDS.rules,
       items: {
         type: 'object',
         additionalProperties: false,
         required: ['syscall', 'path'],
         properties: {
           syscall: syscallList,
-          path: { type: 'string', maxLength: 200, pattern: '(^\\/+.*[^\\/]$)|(^\\/$|^\\/.*\\/$)' },
+          path: { type: 'string', maxLength: 200, pattern: '^\\/.*[^\\/]$|^\\/$|^\\/.*\\/$' },
           recursive: boolean,
           fromSource: syscallFromSource,
           ...inherited,
@@ -341,12 +415,13 @@ const device = {
   properties: {
     matchDevice: {
       type: 'array',
+      maxItems: SCHEMA_BOUNDS.rules,
       items: {
         type: 'object',
         additionalProperties: false,
         required: ['class'],
         properties: {
-          class: { type: 'string', minLength: 1 },
+          class: { type: 'string', minLength: 1, maxLength: SCHEMA_BOUNDS.dnsName },
           subClass: { type: 'integer', format: 'int32' },
           protocol: { type: 'integer', format: 'int32' },
           level: { type: 'integer', format: 'int32', minimum: 1 },
@@ -358,7 +433,16 @@ const device = {
   },
 } as const;
 
-const labelMap = { type: 'object', additionalProperties: { type: 'string' } } as const;
+const labelMap = {
+  type: 'object',
+  maxProperties: SCHEMA_BOUNDS.labels,
+  additionalProperties: { type: 'string', maxLength: SCHEMA_BOUNDS.labelValue },
+} as const;
+const annotationMap = {
+  type: 'object',
+  maxProperties: SCHEMA_BOUNDS.metadataEntries,
+  additionalProperties: { type: 'string', maxLength: SCHEMA_BOUNDS.annotationValue },
+} as const;
 
 const selector = {
   type: 'object',
@@ -368,6 +452,7 @@ const selector = {
     matchLabels: labelMap,
     matchExpressions: {
       type: 'array',
+      maxItems: SCHEMA_BOUNDS.expressions,
       items: {
         type: 'object',
         additionalProperties: false,
@@ -375,7 +460,11 @@ const selector = {
         properties: {
           key: { type: 'string', enum: ['label'] },
           operator: { type: 'string', enum: ['In', 'NotIn'] },
-          values: { type: 'array', items: { type: 'string', pattern: '^[^=]+=.*$' } },
+          values: {
+            type: 'array',
+            maxItems: SCHEMA_BOUNDS.expressions,
+            items: { type: 'string', maxLength: SCHEMA_BOUNDS.labelExpression, pattern: '^[^=]+=.*$' },
+          },
         },
       },
     },
@@ -396,8 +485,11 @@ const metadata = {
   properties: {
     name: { type: 'string' },
     namespace: { type: 'string' },
-    labels: labelMap,
-    annotations: labelMap,
+    labels: {
+      ...annotationMap,
+      additionalProperties: { type: 'string', maxLength: SCHEMA_BOUNDS.labelValue },
+    },
+    annotations: annotationMap,
   },
 } as const;
 
@@ -408,11 +500,12 @@ const status = {
 
 const presets = {
   type: 'array',
+  maxItems: SCHEMA_BOUNDS.presets,
   items: {
     type: 'object',
     additionalProperties: false,
     required: ['name'],
-    properties: { name: { type: 'string', minLength: 1 }, action },
+    properties: { name: { type: 'string', minLength: 1, maxLength: 64 }, action },
   },
 } as const;
 
@@ -436,7 +529,7 @@ export const RUNTIME_POLICY_SCHEMA = {
         capabilities: capabilitiesSection(['capability'] as const),
         syscalls,
         presets,
-        apparmor: { type: 'string' },
+        apparmor: { type: 'string', maxLength: SCHEMA_BOUNDS.apparmor },
         ...inherited,
       },
     },
@@ -464,7 +557,7 @@ export const RUNTIME_HOST_POLICY_SCHEMA = {
         capabilities: capabilitiesSection(['capability', 'fromSource'] as const),
         syscalls,
         device,
-        apparmor: { type: 'string' },
+        apparmor: { type: 'string', maxLength: SCHEMA_BOUNDS.apparmor },
         ...inherited,
       },
     },

@@ -1,12 +1,14 @@
 // Schema validation with ajv. Two compiled validators per kind: a fast one that stops at the first error
 // (the common, clean case), and an exhaustive one run only on documents that failed, whose errors are
 // translated into findings with stable codes and messages that name the field, the value and the expectation.
+// The exhaustive pass runs on a bounded copy (clip-for-report.ts), so its cost does not grow with the document.
 import { Code } from '../diagnostics/codes/code.js';
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Finding } from '../diagnostics/finding.js';
 import { pointerToPath } from '../diagnostics/diagnostic.js';
 import { PolicyKind } from '../ir/rule-set.js';
+import { clipForReport } from './clip-for-report.js';
 import { RUNTIME_HOST_POLICY_SCHEMA, RUNTIME_POLICY_SCHEMA } from './policy-schema.js';
 
 interface Validators {
@@ -17,7 +19,8 @@ interface Validators {
 function createValidators(schema: object): Validators {
   const options = { strict: true, strictRequired: false, formats: { int32: true } } as const;
   return {
-    fast: new Ajv({ ...options, allErrors: false }).compile(schema),
+    // verbose: the first error is translated when the bounded exhaustive pass finds none.
+    fast: new Ajv({ ...options, allErrors: false, verbose: true }).compile(schema),
     full: new Ajv({ ...options, allErrors: true, verbose: true }).compile(schema),
   };
 }
@@ -35,8 +38,10 @@ function validators(kind: PolicyKind): Validators {
 export function validatePolicySchema(kind: PolicyKind, object: unknown): Finding[] {
   const v = validators(kind);
   if (v.fast(object)) return [];
-  v.full(object);
+  const first = v.fast.errors?.[0];
+  v.full(clipForReport(object).value);
   const findings = (v.full.errors ?? []).flatMap((e) => translateError(kind, e));
+  if (findings.length === 0 && first !== undefined) findings.push(...translateError(kind, first));
   return dedupe(findings);
 }
 
@@ -54,8 +59,14 @@ function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
-  const s = JSON.stringify(value);
-  return `${typeof value} ${s.length > 60 ? `${s.slice(0, 57)}...` : s}`;
+  return `${typeof value} ${shorten(value)}`;
+}
+
+/** JSON of a value, cut to `max` characters for messages. */
+function shorten(value: unknown, max = 60): string {
+  const s = typeof value === 'string' && value.length > max ? value.slice(0, max) : value;
+  const text = JSON.stringify(s) ?? String(s);
+  return text.length > max ? `${text.slice(0, max - 3)}...` : text;
 }
 
 function finding(code: string, pointer: string, message: string): Finding {
@@ -80,7 +91,11 @@ function distance(a: string, b: string): number {
   return row[b.length] ?? 0;
 }
 
+/** Longest field name compared for a hint (the distance costs the product of the lengths). */
+const MAX_SUGGEST_LENGTH = 64;
+
 function suggest(name: string, candidates: readonly string[]): string {
+  if (name.length > MAX_SUGGEST_LENGTH) return '';
   let best: string | undefined;
   let bestD = Infinity;
   for (const c of candidates) {
@@ -119,6 +134,7 @@ function translateError(kind: PolicyKind, e: ErrorObject): Finding[] {
   switch (e.keyword) {
     case 'additionalProperties': {
       const name = String((e.params as { additionalProperty: string }).additionalProperty);
+      const shown = name.length > 200 ? `${name.slice(0, 200)}...` : name;
       const pointer = `${at}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
       if (kind === PolicyKind.RuntimeHostPolicy && at === '/spec' && name === 'selector') {
         return [
@@ -136,7 +152,7 @@ function translateError(kind: PolicyKind, e: ErrorObject): Finding[] {
         finding(
           Code.unknownField,
           pointer,
-          `unknown field "${name}"${suggest(name, allowed)}; expected one of: ${allowed.join(', ')}`,
+          `unknown field "${shown}"${suggest(name, allowed)}; expected one of: ${allowed.join(', ')}`,
         ),
       ];
     }
@@ -213,7 +229,7 @@ function translateError(kind: PolicyKind, e: ErrorObject): Finding[] {
 
 function translatePattern(at: string, field: string, data: unknown): Finding {
   const value = typeof data === 'string' ? data : '';
-  const shown = JSON.stringify(value);
+  const shown = shorten(value, 200);
   if (PATH_FIELDS.has(field) || DIR_FIELDS.has(field)) {
     if (!value.startsWith('/')) {
       return finding(

@@ -2,9 +2,12 @@
 // Kubernetes). The directory is watched; a change is picked up after a short quiet period, and a periodic
 // rescan catches what a watch may miss (editors that replace files, network file systems).
 import { watch, type FSWatcher } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { relative } from 'node:path';
 import type { Logger } from 'pino';
+import { Code } from '../../compiler/diagnostics/codes/code.js';
+import type { Diagnostic } from '../../compiler/diagnostics/diagnostic.js';
+import { readSources } from '../../compiler/io/read-sources.js';
 import type { SourceText } from '../../compiler/lint.js';
 import { createDiagnosticLog } from '../diagnostic-log.js';
 import { buildSnapshot } from '../policy-snapshot.js';
@@ -20,20 +23,19 @@ export interface DirectorySourceOptions {
   rescanMs?: number;
 }
 
-async function readTexts(dir: string): Promise<SourceText[]> {
-  const out: SourceText[] = [];
-  const walk = async (d: string): Promise<void> => {
-    const entries = await readdir(d, { withFileTypes: true });
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const e of entries) {
-      const p = join(d, e.name);
-      if (e.isDirectory() && !e.name.startsWith('.')) await walk(p);
-      else if (e.isFile() && /\.ya?ml$/.test(e.name))
-        out.push({ file: relative(dir, p), text: await readFile(p, 'utf8') });
-    }
+/**
+ * Reads the policy files below `dir` through lint's reader (the same size bound, strict UTF-8, symbolic links
+ * followed, hidden names passed over); file names are relative to `dir`. An empty directory is no finding here
+ * (no policies yet); what cannot be read is.
+ */
+async function readTexts(dir: string): Promise<{ texts: SourceText[]; diagnostics: Diagnostic[] }> {
+  const read = await readSources([dir]);
+  return {
+    texts: read.sources.map((s) => ({ file: relative(dir, s.file), text: s.text })),
+    diagnostics: read.diagnostics
+      .filter((d) => d.code !== Code.noPolicyFiles)
+      .map((d) => ({ ...d, file: relative(dir, d.file) || '.' })),
   };
-  await walk(dir);
-  return out;
 }
 
 /** Creates the directory source. */
@@ -47,13 +49,20 @@ export function createDirectoryPolicySource(options: DirectorySourceOptions): Po
 
   // Texts unchanged since the last load are not linted again (the rescan runs every few seconds), and the
   // diagnostics are logged only when their set changes.
+  // What could not be read is part of the key, so a file turning unreadable is logged once too.
+  let readDiagnostics: Diagnostic[] = [];
   const read = async (): Promise<{ texts: SourceText[]; key: string }> => {
-    const texts = await readTexts(dir);
-    return { texts, key: texts.map((t) => `${t.file}\u0000${t.text}`).join('\u0001') };
+    const { texts, diagnostics } = await readTexts(dir);
+    readDiagnostics = diagnostics;
+    const key = [
+      ...texts.map((t) => `${t.file}\u0000${t.text}`),
+      ...diagnostics.map((d) => `${d.code}\u0000${d.file}\u0000${d.message}`),
+    ].join('\u0001');
+    return { texts, key };
   };
   const build = (texts: readonly SourceText[]): PolicySnapshot => {
     const snapshot = buildSnapshot(texts);
-    logDiagnostics(snapshot.diagnostics);
+    logDiagnostics([...readDiagnostics, ...snapshot.diagnostics]);
     return snapshot;
   };
 

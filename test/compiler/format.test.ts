@@ -120,4 +120,29 @@ describe('lint output formats', () => {
     assert.equal(XMLValidator.validate(xml), true);
     assert.match(xml, /bad &lt;value&gt; &amp; &quot;quote&quot; \\u0001/);
   });
+
+  it('every format: a file name with a newline cannot forge a finding line', () => {
+    const forged = 'a.yaml\nb.yaml:1:1: error RT0000 forged\u001b[2J';
+    const d = [
+      {
+        code: 'RT1012',
+        severity: 'error' as const,
+        message: `cannot read ${forged}: EACCES`,
+        file: forged,
+        pointer: '',
+        document: 0,
+      },
+    ];
+    const outputs = {
+      text: formatText(d, { texts: new Map(), verbose: false, color: false }),
+      json: formatJson(d),
+      sarif: formatSarif(d, { version: '0' }),
+      junit: formatJunit(d, [forged]),
+    };
+    for (const [name, out] of Object.entries(outputs)) {
+      for (const l of out.split('\n')) assert.doesNotMatch(l, /^\s*b\.yaml:1:1/, `${name}: ${l}`);
+      assert.equal(out.includes('\u001b'), false, name);
+    }
+    assert.match(outputs.text, /^a\.yaml\\nb\.yaml:1:1: error RT0000 forged\\u001b\[2J: error RT1012 /);
+  });
 });

@@ -191,4 +191,54 @@ describe('rtctl webhook certs and config (CLI)', function () {
     assert.equal(r.status, 2);
     assert.match(r.stderr, /webhook serve: junk\.wasm: not an OPA wasm module/);
   });
+
+  const badConfigs: { name: string; args: () => string[]; message: RegExp }[] = [
+    {
+      name: 'a namespace that is not a DNS-1123 label',
+      args: () => ['--namespace', 'Bad_Namespace'],
+      message: /--namespace "Bad_Namespace": expected a DNS-1123 label/,
+    },
+    {
+      name: 'a namespace longer than 63 characters',
+      args: () => ['--namespace', 'a'.repeat(64)],
+      message: /--namespace "a{64}": expected a DNS-1123 label/,
+    },
+    {
+      name: 'a CA bundle that is not PEM',
+      args: () => {
+        writeFileSync(path.join(dir, 'not-pem.crt'), 'hello\n');
+        return ['--ca-bundle', path.join(dir, 'not-pem.crt')];
+      },
+      message: /--ca-bundle .*not-pem\.crt: holds no PEM certificate/,
+    },
+    {
+      name: 'a CA bundle holding a private key besides the certificate',
+      args: () => {
+        const mixed = path.join(dir, 'mixed.crt');
+        writeFileSync(
+          mixed,
+          `${readFileSync(path.join(dir, 'ca.crt'), 'utf8')}${readFileSync(path.join(dir, 'tls.key'), 'utf8')}`,
+        );
+        return ['--ca-bundle', mixed];
+      },
+      message: /holds text besides PEM certificates/,
+    },
+    {
+      name: 'a CA bundle whose PEM block is not a certificate',
+      args: () => {
+        const broken = path.join(dir, 'broken.crt');
+        writeFileSync(broken, '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
+        return ['--ca-bundle', broken];
+      },
+      message: /certificate 1 of 1 is not a valid X\.509 certificate/,
+    },
+  ];
+  for (const c of badConfigs) {
+    it(`config refuses ${c.name} (exit 2, nothing printed)`, () => {
+      const r = rtctl('webhook', 'config', ...c.args());
+      assert.equal(r.status, 2, r.stderr);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, c.message);
+    });
+  }
 });

@@ -200,6 +200,53 @@ describe('webhook fuzzing (fast-check, keep-alive HTTPS on loopback)', function 
     );
   });
 
+  it('nested and huge shapes at any field: decided or refused within a CPU and memory bound per request', async () => {
+    // Values built to cost the most per byte, placed anywhere in a real review, up to the 3 MiB bound.
+    const hugeValue = fc.oneof(
+      fc.tuple(fc.integer({ min: 1, max: 200_000 }), fc.constantFrom('[', '{"a":')).map(([depth, open]) => ({
+        raw: `${open.repeat(depth)}1${(open === '[' ? ']' : '}').repeat(depth)}`,
+      })),
+      fc
+        .tuple(fc.integer({ min: 1, max: 1_000_000 }), fc.constantFrom('1', '"s"', '{}', '[]', 'null'))
+        .map(([n, item]) => ({ raw: `[${Array.from({ length: n }, () => item).join(',')}]` })),
+      fc
+        .integer({ min: 1, max: 150_000 })
+        .map((n) => ({ raw: `{${Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(',')}}` })),
+      fc.tuple(fc.integer({ min: 1, max: 20_000 }), fc.integer({ min: 1, max: 5_000 })).map(([n, len]) => ({
+        raw: `[${Array.from({ length: n }, (_, i) => `{"path":"${String(i).padStart(len, '/')}"}`).join(',')}]`,
+      })),
+    );
+    const shapes = reviewArb.chain((review) =>
+      fc.tuple(fc.constant(review), fc.constantFrom(...pathsOf(review)), hugeValue),
+    );
+    const CPU_BOUND_MS = 3000;
+    const HEAP_BOUND_BYTES = 512 * 1024 * 1024;
+    await fc.assert(
+      fc.asyncProperty(shapes, async ([review, at, value]) => {
+        const marker = '"__rtctl_fuzz_marker__"';
+        const text = JSON.stringify(replaceAt(review, at, '__rtctl_fuzz_marker__')).replace(
+          marker,
+          value.raw,
+        );
+        const heapBefore = process.memoryUsage().heapUsed;
+        const cpu = process.cpuUsage();
+        const res = await send(text);
+        const used = process.cpuUsage(cpu);
+        const cpuMs = (used.user + used.system) / 1000;
+        // Client and server share this process: the bounds cover both.
+        assert.ok(cpuMs < CPU_BOUND_MS, `${cpuMs.toFixed(0)} ms of CPU for ${text.length} bytes`);
+        assert.ok(
+          process.memoryUsage().heapUsed - heapBefore < HEAP_BOUND_BYTES,
+          `heap grew by ${process.memoryUsage().heapUsed - heapBefore} bytes`,
+        );
+        if (Buffer.byteLength(text) > 3 * 1024 * 1024) assert.equal(res.status, 413);
+        else assert.ok(res.text.length < 64 * 1024, `answer of ${res.text.length} bytes`);
+        assertProperAnswer(res, uidOf(review));
+      }),
+      { numRuns: 60, seed: 1212 },
+    );
+  });
+
   it('ran at least 10 000 cases', () => {
     assert.ok(total >= 10_000, `${total} cases`);
   });

@@ -1,5 +1,6 @@
 // The normalized manifest of one policy: keys in schema order (maps sorted), metadata reduced to what the
 // policy owns, and defaults written out (booleans of rules, spec.severity), so a diff shows meaning, not style.
+import { fitFileName } from '../../emit/file-name.js';
 import { RUNTIME_HOST_POLICY_SCHEMA, RUNTIME_POLICY_SCHEMA } from '../../schema/policy-schema.js';
 import { DEFAULT_SEVERITY } from '../../lower/lower-policy.js';
 import type { PolicyDocument } from '../../model/policy-document.js';
@@ -62,7 +63,8 @@ export function normalizePolicy(doc: PolicyDocument): Record<string, unknown> {
 
 /** The artifact path of a policy's normalized manifest. */
 export function policyManifestPath(doc: PolicyDocument): string {
-  const name = doc.object.metadata.name;
-  if (doc.kind === 'RuntimeHostPolicy') return `policies/runtimehostpolicy/${name}.yaml`;
-  return `policies/runtimepolicy/${doc.object.metadata.namespace ?? 'default'}/${name}.yaml`;
+  // A name of up to 253 characters plus ".yaml" can pass the 255-byte file name limit: long ones are hashed.
+  const file = fitFileName(doc.object.metadata.name, '.yaml');
+  if (doc.kind === 'RuntimeHostPolicy') return `policies/runtimehostpolicy/${file}`;
+  return `policies/runtimepolicy/${doc.object.metadata.namespace ?? 'default'}/${file}`;
 }

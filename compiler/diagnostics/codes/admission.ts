@@ -15,6 +15,9 @@ export const AdmissionCode = {
   CustomDeny: 'RT5020',
   CustomPolicyFailed: 'RT5021',
   MalformedReview: 'RT5030',
+  FindingsTruncated: 'RT5031',
+  UnsupportedMediaType: 'RT5032',
+  ObjectTooComplex: 'RT5033',
 } as const;
 export type AdmissionCode = (typeof AdmissionCode)[keyof typeof AdmissionCode];
 
@@ -94,5 +97,26 @@ export const ADMISSION_CODES = [
     name: 'malformed-review',
     summary:
       'The admission request body is not a valid admission.k8s.io/v1 AdmissionReview; the webhook answers 400 with the reason.',
+  },
+  {
+    code: AdmissionCode.FindingsTruncated,
+    severity: 'error',
+    name: 'findings-truncated',
+    summary:
+      'The object has more findings than one admission response lists; the first are listed and this line counts the rest. Run rtctl lint on the object to see them all.',
+  },
+  {
+    code: AdmissionCode.UnsupportedMediaType,
+    severity: 'error',
+    name: 'unsupported-media-type',
+    summary:
+      'The admission request body is not declared as application/json (the only type the API server sends); the webhook answers 415.',
+  },
+  {
+    code: AdmissionCode.ObjectTooComplex,
+    severity: 'error',
+    name: 'object-too-complex',
+    summary:
+      'The object under review nests deeper, or holds more objects, arrays or keys, than any policy, Namespace or node setting needs (bounds that keep every decision within milliseconds); it is denied without being checked further.',
   },
 ] as const satisfies readonly CodeInfo[];

@@ -77,8 +77,9 @@ export const PARSE_CODES = [
   },
   {
     code: 'RT1013',
-    severity: 'warning',
+    severity: 'error',
     name: 'no-policy-files',
-    summary: 'A directory given on the command line holds no .yaml or .yml files.',
+    summary:
+      'A path given on the command line holds no policy document that can be read (no .yaml or .yml file, or only empty ones); nothing was checked, so nothing passed.',
   },
 ] as const satisfies readonly CodeInfo[];

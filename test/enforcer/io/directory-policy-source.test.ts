@@ -1,7 +1,7 @@
 // The directory policy source on a real directory: first snapshot, reload on change (add, edit, delete),
 // namespace postures from Namespace documents, and invalid policies reported and left out.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync, unlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -85,6 +85,40 @@ describe('directory policy source', function () {
     assert.ok(d, JSON.stringify(s.diagnostics));
     assert.match(d.code, /^RT\d{4}$/);
     assert.ok((d.start?.line ?? 0) > 0);
+  });
+
+  it('enforces the policies of a ConfigMap volume (files linked through ..data), each once', async () => {
+    const stamp = '..2026_01_01_00_00_00.000000001';
+    mkdirSync(join(dir, stamp));
+    writeFileSync(join(dir, stamp, 'a.yaml'), policy('a', '/bin/sleep'));
+    symlinkSync(stamp, join(dir, '..data'));
+    symlinkSync(join('..data', 'a.yaml'), join(dir, 'a.yaml'));
+    const source = createDirectoryPolicySource({ dir, logger: pino({ level: 'silent' }) });
+    const s = await source.start(() => undefined);
+    await source.stop();
+    assert.deepEqual(
+      s.ruleSet.policies.map((p) => p.name),
+      ['a'],
+    );
+    assert.deepEqual(s.diagnostics, []);
+  });
+
+  it('reads with lint’s bounds: a file that is not UTF-8 is reported by its name and left out', async () => {
+    writeFileSync(join(dir, 'ok.yaml'), policy('ok', '/bin/sleep'));
+    writeFileSync(join(dir, 'u16.yaml'), Buffer.from(policy('u16', '/bin/cat'), 'utf16le'));
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (l: string) => void lines.push(l) });
+    const source = createDirectoryPolicySource({ dir, logger });
+    const s = await source.start(() => undefined);
+    await source.stop();
+    assert.deepEqual(
+      s.ruleSet.policies.map((p) => p.name),
+      ['ok'],
+    );
+    assert.ok(
+      lines.some((l) => l.includes('"code":"RT1008"') && l.includes('"file":"u16.yaml"')),
+      lines.join(''),
+    );
   });
 
   it('fails to start on a missing directory', async () => {

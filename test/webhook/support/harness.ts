@@ -10,6 +10,7 @@ import { generateWebhookCertificates, type WebhookCertificates } from '../../../
 import { checkAdmissionObject } from '../../../compiler/lint.js';
 import type { ObjectCheck } from '../../../webhook/rules/checker-rule.js';
 import { startWebhook, type RunningWebhook } from '../../../webhook/serve.js';
+import type { ConnectionLimits } from '../../../webhook/connection-guard.js';
 
 /** The DNS name the test certificates are issued for; clients send it as SNI and verify against it. */
 export const TEST_DNS = 'rtctl-webhook.rtctl-system.svc';
@@ -74,6 +75,7 @@ export async function startTestWebhook(
     check?: ObjectCheck;
     certs?: TestCertificates;
     reloadIntervalMs?: number;
+    connectionLimits?: ConnectionLimits;
   } = {},
 ): Promise<TestWebhook> {
   const certs = options.certs ?? createTestCertificates();
@@ -88,6 +90,7 @@ export async function startTestWebhook(
       shutdownDelayMs: 0,
       drainTimeoutMs: 2000,
       reloadIntervalMs: options.reloadIntervalMs ?? 1000,
+      ...(options.connectionLimits === undefined ? {} : { connectionLimits: options.connectionLimits }),
     },
     logger,
     options.check ?? checkAdmissionObject,
