@@ -15,7 +15,9 @@ import { readSources, reportNothingChecked } from './io/read-sources.js';
 import { OutputRefusedError, writeArtifacts } from './io/write-artifacts.js';
 import { lintTexts } from './lint.js';
 import type { SourceText } from './lint.js';
+import { ENFORCEMENT_TARGETS, type EnforcementTarget } from './enforcement/enforcement-table.js';
 import { DEFAULT_MAX_FILE_BYTES } from './parse/decode-text.js';
+import { parseEnforcementTargets } from './enforcement/parse-enforcement-targets.js';
 
 const VERSION = '0.1.0';
 const FORMATS = ['text', 'json', 'sarif', 'junit'] as const;
@@ -54,6 +56,9 @@ function render(
   }
 }
 
+const REQUIRE_ENFORCED_FLAG = '--require-enforced <targets>';
+const REQUIRE_ENFORCED_HELP = `comma-separated targets (${ENFORCEMENT_TARGETS.map((t) => t.target).join(', ')}) on which every rule must be enforced: what they do not enforce is an error (docs/enforcement.md)`;
+
 function countBy(diagnostics: readonly Diagnostic[], severity: Diagnostic['severity']): number {
   return diagnostics.filter((d) => d.severity === severity).length;
 }
@@ -80,6 +85,7 @@ export function registerCompilerCommands(program: Command): void {
     )
     .option('-o, --output <file>', 'write the report to a file instead of stdout')
     .option('--verbose', 'also show info diagnostics (documents passed over)', false)
+    .option(REQUIRE_ENFORCED_FLAG, REQUIRE_ENFORCED_HELP, parseEnforcementTargets)
     .action(
       async (
         paths: string[],
@@ -89,11 +95,15 @@ export function registerCompilerCommands(program: Command): void {
           maxFileSize: number;
           output?: string;
           verbose: boolean;
+          requireEnforced?: EnforcementTarget[];
         },
       ) => {
         const read = await readSources(paths, opts.maxFileSize);
         const progress = createProgress('lint', read.sources.length);
-        const result = lintTexts(read.sources, progress === undefined ? {} : { onFile: progress });
+        const result = lintTexts(read.sources, {
+          ...(progress === undefined ? {} : { onFile: progress }),
+          ...(opts.requireEnforced === undefined ? {} : { requireEnforced: opts.requireEnforced }),
+        });
         const diagnostics = [...read.diagnostics, ...result.diagnostics];
         const nothing = reportNothingChecked(paths, result.stats.documents, diagnostics);
         if (nothing !== undefined) diagnostics.push(nothing);
@@ -133,8 +143,18 @@ export function registerCompilerCommands(program: Command): void {
       DEFAULT_MAX_FILE_BYTES,
     )
     .addOption(new Option('-f, --format <format>', 'diagnostics format').choices(FORMATS).default('text'))
+    .option(REQUIRE_ENFORCED_FLAG, REQUIRE_ENFORCED_HELP, parseEnforcementTargets)
     .action(
-      async (paths: string[], opts: { out: string; target: string; maxFileSize: number; format: Format }) => {
+      async (
+        paths: string[],
+        opts: {
+          out: string;
+          target: string;
+          maxFileSize: number;
+          format: Format;
+          requireEnforced?: EnforcementTarget[];
+        },
+      ) => {
         const targets = resolveTargets(
           opts.target
             .split(',')
@@ -146,6 +166,7 @@ export function registerCompilerCommands(program: Command): void {
         const result = compile(read.sources, {
           targets,
           ...(progress === undefined ? {} : { onFile: progress }),
+          ...(opts.requireEnforced === undefined ? {} : { requireEnforced: opts.requireEnforced }),
         });
         const diagnostics = [...read.diagnostics, ...result.diagnostics];
         const nothing = reportNothingChecked(paths, result.lint.stats.documents, diagnostics);

@@ -13,6 +13,7 @@ import {
 } from './config.js';
 import { DATA_PLANES, findDataPlane } from './data-planes.js';
 import { createEnforcer } from './enforcer.js';
+import { findEnforcementTarget } from '../compiler/enforcement/enforcement-table.js';
 import { createAlertHub } from './alerts/alert-hub.js';
 import { matchesAlertFilter, type AlertFilter } from './alerts/alert-filter.js';
 import { startAlertServer } from './alerts/alert-server.js';
@@ -88,6 +89,9 @@ async function runEnforcer(flags: EnforcerFlags): Promise<void> {
   const factory = findDataPlane(planeName);
   if (factory === undefined) throw new ConfigError(`unknown data plane ${planeName}`);
   const plane = await factory.create({ stateDir: config.stateDir, logger });
+  const enforcementTarget = findEnforcementTarget(planeName);
+  if (enforcementTarget === undefined)
+    throw new Error(`data plane ${planeName} has no enforcement table column`);
   const hub = createAlertHub();
   const enforcer = createEnforcer({
     source: createSource(config, logger, preloaded),
@@ -97,6 +101,7 @@ async function runEnforcer(flags: EnforcerFlags): Promise<void> {
       logger,
     }),
     plane,
+    enforcementTarget,
     hub,
     clusterName: config.clusterName,
     nodeName: config.nodeName,

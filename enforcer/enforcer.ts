@@ -4,6 +4,11 @@
 import { createWriteStream, existsSync, readFileSync, type WriteStream } from 'node:fs';
 import type { Logger } from 'pino';
 import type { DataPlane, DataPlaneStats } from './data-plane.js';
+import type { EnforcementTarget } from '../compiler/enforcement/enforcement-table.js';
+import {
+  summarizeEnforcement,
+  type PolicyEnforcement,
+} from '../compiler/enforcement/summarize-enforcement.js';
 import type { ContainerLister } from './io/containerd-workloads.js';
 import { buildAlertRecord, type AlertRecord } from './alerts/alert-record.js';
 import type { AlertHub } from './alerts/alert-hub.js';
@@ -16,6 +21,8 @@ export interface EnforcerOptions {
   source: PolicySource;
   containers: ContainerLister;
   plane: DataPlane;
+  /** What the running plane is in the enforcement table (`bpf-lsm`, `fanotify`): `/status` reports per policy. */
+  enforcementTarget: EnforcementTarget;
   hub: AlertHub;
   clusterName: string;
   nodeName: string;
@@ -39,6 +46,8 @@ export interface EnforcerStatus {
   workloads: { key: string; namespace: string; pod: string; container: string; policies: string[] }[];
   alerts: number;
   stats: DataPlaneStats;
+  /** Per policy: the rules the running plane enforces, audits only, or cannot enforce (docs/enforcement.md). */
+  enforcement: PolicyEnforcement[];
 }
 
 /** A running enforcer. */
@@ -204,6 +213,9 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
         workloads,
         alerts: options.hub.count(),
         stats,
+        enforcement: (snapshot?.ruleSet.policies ?? []).map((p) =>
+          summarizeEnforcement(p, options.enforcementTarget),
+        ),
       };
     },
     async stop({ keepEnforcing }) {

@@ -2,6 +2,7 @@
 // settings with instance-metadata options). Checkers are listed in one array in checks/index.ts; `rtctl lint`
 // runs them over files and the admission webhook runs them over AdmissionReview objects.
 import type { Finding } from '../diagnostics/finding.js';
+import type { EnforcementTarget } from '../enforcement/enforcement-table.js';
 
 /** The identity of a Kubernetes object, read before any validation. */
 export interface ObjectHead {
@@ -13,6 +14,8 @@ export interface ObjectHead {
 export interface CheckContext {
   /** The admission operation when run by the webhook (`CREATE`, `UPDATE`); undefined in lint. */
   operation?: string;
+  /** Targets on which every rule must be enforced (`--require-enforced`): gaps there are errors. */
+  requireEnforced?: readonly EnforcementTarget[];
 }
 
 /** A pure validator for one family of objects. */

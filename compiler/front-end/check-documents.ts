@@ -2,6 +2,7 @@
 // objects of a kind no checker knows are reported once as passed over (RT1011, info); policy documents
 // without errors go on to lowering; core/v1 Namespace objects give their declared postures.
 import { Code } from '../diagnostics/codes/code.js';
+import type { CheckContext } from '../checks/document-checker.js';
 import { isPolicyKind } from '../checks/policy/policy-checker.js';
 import { Severity } from '../diagnostics/diagnostic.js';
 import type { Finding } from '../diagnostics/finding.js';
@@ -51,11 +52,12 @@ export function checkDocuments(
   documents: readonly SourceDocument[],
   locators: Locators,
   into: CheckedDocuments = createCheckedDocuments(),
+  context: CheckContext = {},
 ): CheckedDocuments {
   for (const source of documents) {
     into.documentCount++;
     const { locator, index, value } = source;
-    const { findings, checked } = checkObjectDocument(value);
+    const { findings, checked } = checkObjectDocument(value, context);
     for (const f of findings) into.diagnostics.push(placeFinding(locator, index, f, locators));
     if (!isRecord(value)) continue;
     const kind = typeof value['kind'] === 'string' ? value['kind'] : '';

@@ -1,4 +1,5 @@
 // What the lint entries return, and how they assemble it from the stages.
+import type { EnforcementTarget } from '../enforcement/enforcement-table.js';
 import type { LocatedPolicy } from '../checks/cross/cross-rule.js';
 import { compareDiagnostics } from '../diagnostics/diagnostic.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
@@ -25,6 +26,8 @@ export interface LintResult {
 export interface LintOptions {
   /** Invoked after each input, for progress display. */
   onFile?: (done: number, total: number) => void;
+  /** Targets on which every rule must be enforced (`--require-enforced`; compiler/enforcement). */
+  requireEnforced?: readonly EnforcementTarget[];
 }
 
 /** Assembles the result of the stages. */

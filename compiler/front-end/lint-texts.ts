@@ -26,7 +26,12 @@ export function lintInputs(
     locators.set(input.locator.file, input.locator);
     parseDiagnostics.push(...input.diagnostics);
     const before = checked.policies.length;
-    checkDocuments(input.documents, locators, checked);
+    checkDocuments(
+      input.documents,
+      locators,
+      checked,
+      options.requireEnforced === undefined ? {} : { requireEnforced: options.requireEnforced },
+    );
     located.push(...lowerDocuments(checked.policies.slice(before)));
     options.onFile?.(++done, total);
   }

@@ -1,8 +1,10 @@
-// Files generated from the code list and the schemas: docs/diagnostics.md and the chart's CRDs. `npm run gen`
+// Files generated from the code list, the enforcement table and the schemas: docs/diagnostics.md,
+// docs/enforcement.md and the chart's CRDs. `npm run gen`
 // writes them; a test fails when the committed copies differ.
 import { ALL_CODES } from '../diagnostics/codes/index.js';
 import { createCrdManifests } from '../backends/crd/crd-manifests.js';
 import { toYaml } from '../emit/yaml-text.js';
+import { generateEnforcementDoc } from '../enforcement/enforcement-doc.js';
 
 /** A generated file, relative to the repository root. */
 export interface GeneratedFile {
@@ -49,6 +51,7 @@ export function generateDiagnosticsDoc(): string {
 export function generateFiles(): GeneratedFile[] {
   return [
     { path: 'docs/diagnostics.md', content: generateDiagnosticsDoc() },
+    { path: 'docs/enforcement.md', content: generateEnforcementDoc() },
     ...createCrdManifests().map((c) => ({
       path: `charts/rtctl/crds/${c.fileName}`,
       content: toYaml(c.object),

@@ -80,6 +80,28 @@ export interface SyscallRule {
   location: SourceLocation;
 }
 
+/** A `network.matchDNSQueries` rule: no target decides DNS queries yet; kept so that warnings and status name it. */
+export interface DnsQueryRule {
+  domain: string;
+  fromSource: SourceMatcher[];
+  action: Action;
+  location: SourceLocation;
+}
+
+/** A `device.matchDevice` rule (host policies): no target decides devices yet; kept like DnsQueryRule. */
+export interface DeviceRule {
+  deviceClass: string;
+  action: Action;
+  location: SourceLocation;
+}
+
+/** A named preset (`filelessExec`, ...) with its resolved action. */
+export interface PresetRule {
+  name: string;
+  action: Action;
+  location: SourceLocation;
+}
+
 /** A label-set requirement of a pod selector's matchExpressions, as written (`key: label`, values `k=v`). */
 export interface LabelExpression {
   operator: 'In' | 'NotIn';
@@ -112,7 +134,11 @@ export interface PolicyIR {
   rules: Rule[];
   syscallRules: SyscallRule[];
   /** Named presets (`filelessExec`, ...), with their resolved action. */
-  presets: { name: string; action: Action }[];
+  presets: PresetRule[];
+  /** `network.matchDNSQueries` rules (enforced by no target: compiler/enforcement). */
+  dnsQueryRules: DnsQueryRule[];
+  /** `device.matchDevice` rules (enforced by no target: compiler/enforcement). */
+  deviceRules: DeviceRule[];
   /** Free-form AppArmor snippet (`spec.apparmor`), passed through to the AppArmor backend. */
   apparmor: string;
   location: SourceLocation;

@@ -3,10 +3,13 @@
 // is written. Pure: positions come from the `locate` function the caller passes.
 import type {
   Action,
+  DeviceRule,
+  DnsQueryRule,
   LabelExpression,
   Matcher,
   Operation,
   PolicyIR,
+  PresetRule,
   Rule,
   SourceLocation,
   SourceMatcher,
@@ -49,7 +52,8 @@ interface RawRule extends Inherited {
   ownerOnly?: boolean;
   pts?: boolean;
   allowedArgs?: readonly string[];
-  fromSource?: readonly RawSource[];
+  /** `null` or `[]` (an empty `fromSource:`) means no source restriction, as if absent (RT3017 warns). */
+  fromSource?: readonly RawSource[] | null;
 }
 
 interface RawSection extends Inherited {
@@ -64,7 +68,7 @@ interface RawSyscallRule extends Inherited {
   syscall?: readonly string[];
   path?: string;
   recursive?: boolean;
-  fromSource?: readonly RawSource[];
+  fromSource?: readonly RawSource[] | null;
 }
 
 interface RawSyscalls extends Inherited {
@@ -131,7 +135,7 @@ export function lowerSource(s: RawSource): SourceMatcher | undefined {
   return undefined;
 }
 
-function lowerSources(list: readonly RawSource[] | undefined): SourceMatcher[] {
+function lowerSources(list: readonly RawSource[] | null | undefined): SourceMatcher[] {
   return (list ?? []).map(lowerSource).filter((s): s is SourceMatcher => s !== undefined);
 }
 
@@ -233,12 +237,38 @@ export function lowerPolicy(doc: PolicyDocument, locate: LocateFn): PolicyIR {
       syscallRules.push(rule);
     });
   }
-  const presets = ((spec['presets'] as Array<{ name: string; action?: string }> | undefined) ?? []).flatMap(
-    (p) => {
-      const action = resolveAction(p, spec);
-      return action === undefined ? [] : [{ name: p.name, action }];
-    },
-  );
+  const presets: PresetRule[] = [];
+  ((spec['presets'] as Array<{ name: string; action?: string }> | undefined) ?? []).forEach((p, i) => {
+    const action = resolveAction(p, spec);
+    if (action !== undefined) presets.push({ name: p.name, action, location: at(`/spec/presets/${i}`) });
+  });
+  const network = spec['network'] as
+    | (Inherited & {
+        matchDNSQueries?: readonly (Inherited & {
+          domain: string;
+          fromSource?: readonly RawSource[] | null;
+        })[];
+      })
+    | undefined;
+  const dnsQueryRules: DnsQueryRule[] = [];
+  network?.matchDNSQueries?.forEach((r, i) => {
+    const action = resolveAction(r, network, spec);
+    if (action === undefined) return;
+    dnsQueryRules.push({
+      domain: r.domain,
+      fromSource: lowerSources(r.fromSource),
+      action,
+      location: at(`/spec/network/matchDNSQueries/${i}`),
+    });
+  });
+  const device = spec['device'] as
+    (Inherited & { matchDevice?: readonly (Inherited & { class: string })[] }) | undefined;
+  const deviceRules: DeviceRule[] = [];
+  device?.matchDevice?.forEach((r, i) => {
+    const action = resolveAction(r, device, spec);
+    if (action === undefined) return;
+    deviceRules.push({ deviceClass: r.class, action, location: at(`/spec/device/matchDevice/${i}`) });
+  });
   return {
     kind: doc.kind,
     name: doc.object.metadata.name,
@@ -247,6 +277,8 @@ export function lowerPolicy(doc: PolicyDocument, locate: LocateFn): PolicyIR {
     rules,
     syscallRules,
     presets,
+    dnsQueryRules,
+    deviceRules,
     apparmor: typeof spec['apparmor'] === 'string' ? spec['apparmor'] : '',
     location: at(''),
   };

@@ -147,11 +147,17 @@ const directoryPath = {
   description: 'Absolute directory path ending in /.',
 } as const;
 
-/** A fromSource entry: the acting executable by path, or by directory (recursive or not). */
+/**
+ * A fromSource list: the acting executable by path, or by directory (recursive or not). An empty one
+ * (`fromSource:` with no value, or `[]`) is accepted as the reference accepts it, means no source restriction,
+ * and is warned about (RT3017).
+ */
 const fromSource = {
   type: 'array',
   maxItems: SCHEMA_BOUNDS.sources,
-  description: 'Restricts the rule to operations done by these executables (for exec: the parent).',
+  nullable: true,
+  description:
+    'Restricts the rule to operations done by these executables (for exec: the parent); empty or null: no restriction.',
   items: {
     type: 'object',
     additionalProperties: false,
@@ -167,7 +173,8 @@ const fromSource = {
 const syscallFromSource = {
   type: 'array',
   maxItems: SCHEMA_BOUNDS.sources,
-  description: 'Restricts the rule to system calls made by these executables.',
+  nullable: true,
+  description: 'Restricts the rule to system calls made by these executables; empty or null: no restriction.',
   items: {
     type: 'object',
     additionalProperties: false,

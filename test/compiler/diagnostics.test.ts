@@ -54,17 +54,22 @@ describe('compiler diagnostics by fixture', () => {
     assert.deepEqual(missing, []);
   });
 
-  it('reports nothing for the valid fixtures', () => {
+  it('reports nothing for the valid fixtures but what some target does not enforce (RT3016, RT3018)', () => {
     const dir = path.join(COMPILER_FIXTURES, 'valid');
     const sources = readdirSync(dir)
       .filter((f) => f.endsWith('.yaml'))
       .map((f) => ({ file: f, text: readFileSync(path.join(dir, f), 'utf8') }));
     assert.ok(sources.length > 0);
     const { diagnostics, documents } = lintTexts(sources);
+    // The valid fixtures use every field, some of which some targets cannot enforce (docs/enforcement.md).
+    const enforcement = new Set(['RT3016', 'RT3018']);
     assert.deepEqual(
-      diagnostics.map((d) => `${d.file}:${d.start?.line} ${d.code} ${d.message}`),
+      diagnostics
+        .filter((d) => !enforcement.has(d.code))
+        .map((d) => `${d.file}:${d.start?.line} ${d.code} ${d.message}`),
       [],
     );
+    assert.ok(diagnostics.every((d) => d.severity === 'warning'));
     assert.ok(documents.length >= sources.length);
   });
 });

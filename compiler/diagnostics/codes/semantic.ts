@@ -99,6 +99,20 @@ export const SEMANTIC_CODES = [
     severity: 'warning',
     name: 'not-enforced',
     summary:
-      'A rule kind is accepted by the schema but no rtctl data plane enforces it yet (matchDNSQueries, device rules); it is kept in the manifests only.',
+      'A rule, or one of its options, is accepted by the schema but no target enforces it (syscalls, presets, matchDNSQueries, device rules, allowedArgs; see docs/enforcement.md); it is kept in the manifests only. An error under --require-enforced.',
+  },
+  {
+    code: 'RT3017',
+    severity: 'warning',
+    name: 'empty-from-source',
+    summary:
+      'fromSource is empty (no value, or []); accepted as the reference accepts it and read as no source restriction: the rule applies to every executable. Remove the key or list the executables.',
+  },
+  {
+    code: 'RT3018',
+    severity: 'warning',
+    name: 'not-enforced-on-target',
+    summary:
+      'Some targets do not enforce this rule (or only audit it): the message names them and what the rule gets there (docs/enforcement.md). An error under --require-enforced for a named target.',
   },
 ] as const satisfies readonly CodeInfo[];

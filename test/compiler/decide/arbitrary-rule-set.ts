@@ -4,6 +4,13 @@ import fc from 'fast-check';
 import '../../support/property-seed.js';
 import type { OperationRequest, Postures, Workload } from '../../../compiler/decide/decision-input.js';
 import {
+  EnforcementLevel,
+  isKindCarried,
+  type EnforcementTarget,
+} from '../../../compiler/enforcement/enforcement-table.js';
+import { listRuleForms, listSyscallRuleForms } from '../../../compiler/enforcement/rule-forms.js';
+import { assessRule } from '../../../compiler/enforcement/summarize-enforcement.js';
+import {
   Action,
   Operation,
   PolicyKind,
@@ -113,6 +120,8 @@ const arbPolicy = (index: number): fc.Arbitrary<PolicyIR> => {
       const base = {
         syscallRules: [],
         presets: [],
+        dnsQueryRules: [],
+        deviceRules: [],
         apparmor: '',
         location: { file, line: 1, column: 1, pointer: '' },
         rules: p.rules,
@@ -142,6 +151,37 @@ const arbPolicy = (index: number): fc.Arbitrary<PolicyIR> => {
       };
     });
 };
+
+/**
+ * The part of a rule set a target enforces, by the enforcement table (compiler/enforcement): the policies of
+ * the kinds it carries, with the rules all of whose forms it enforces. A differential test compares a plane or
+ * backend with the oracle on this part. `handled` lists forms the test accounts for itself (by leaving out
+ * the decisions that depend on them), whose rules are kept.
+ */
+export function restrictToTarget(
+  ruleSet: RuleSet,
+  target: EnforcementTarget,
+  handled: readonly string[] = [],
+): RuleSet {
+  const enforced = (forms: readonly string[], policy: PolicyIR): boolean =>
+    assessRule(
+      forms.filter((f) => !handled.includes(f)),
+      target,
+      policy.kind,
+    ).level === EnforcementLevel.Enforced;
+  return {
+    policies: ruleSet.policies
+      .filter((p) => isKindCarried(target, p.kind))
+      .map((p) => ({
+        ...p,
+        rules: p.rules.filter((r) => enforced(listRuleForms(r), p)),
+        syscallRules: p.syscallRules.filter((r) => enforced(listSyscallRuleForms(r), p)),
+        presets: p.presets.filter(() => enforced(['presets'], p)),
+        dnsQueryRules: p.dnsQueryRules.filter(() => enforced(['network.matchDNSQueries'], p)),
+        deviceRules: p.deviceRules.filter(() => enforced(['device.matchDevice'], p)),
+      })),
+  };
+}
 
 /** A random rule set of 1 to 5 policies. */
 export const arbRuleSet: fc.Arbitrary<RuleSet> = fc

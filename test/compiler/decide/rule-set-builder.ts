@@ -76,6 +76,8 @@ export function makePodPolicy(
     rules: rules.map((r) => makeRule(r, file)),
     syscallRules: [],
     presets: [],
+    dnsQueryRules: [],
+    deviceRules: [],
     apparmor: '',
     location: { file, line: 1, column: 1, pointer: '' },
   };
@@ -96,6 +98,8 @@ export function makeHostPolicy(
     rules: rules.map((r) => makeRule(r, file)),
     syscallRules: [],
     presets: [],
+    dnsQueryRules: [],
+    deviceRules: [],
     apparmor: '',
     location: { file, line: 1, column: 1, pointer: '' },
   };

@@ -190,6 +190,8 @@ describe('fanotify helper lookup walk vs the decision oracle', function () {
           ],
           syscallRules: [],
           presets: [],
+          dnsQueryRules: [],
+          deviceRules: [],
           apparmor: '',
           location: { file: 'g.yaml', line: 1, column: 1, pointer: '' },
         },

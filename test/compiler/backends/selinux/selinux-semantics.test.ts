@@ -1,9 +1,9 @@
 // The SELinux modules decide like the oracle, checked with the real tools: random host rule sets are
 // built with secilc against the minimal base, each path's label comes from libselinux (matchpathcon),
 // the permissions of the acting domain from the built policy (sesearch), and the answer is compared with
-// the oracle's. Compared where SELinux can speak: no least-permissive (posture) decisions (RT4101), no
-// pts/allowedArgs (RT4105), paths one file context matches (overlap is resolved by libselinux's own
-// specificity), acting users that do not own the file (RT4103).
+// the oracle's. Compared where SELinux can speak: the rules the enforcement table says it enforces, no
+// least-permissive (posture) decisions (RT4101), paths one file context matches (overlap is resolved by
+// libselinux's own specificity), acting users that do not own the file (RT4103).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,29 +19,28 @@ import type { OperationRequest, Workload } from '../../../../compiler/decide/dec
 import { Operation, PolicyKind, type PolicyIR, type RuleSet } from '../../../../compiler/ir/rule-set.js';
 import { hasCommand, requirePrereqs } from '../../../support/prereq.js';
 import { REAL_TOOL_TIMEOUT_MS } from '../../../support/timeouts.js';
-import { arbScenario } from '../../decide/arbitrary-rule-set.js';
+import { arbScenario, restrictToTarget } from '../../decide/arbitrary-rule-set.js';
+import { EnforcementTarget } from '../../../../compiler/enforcement/enforcement-table.js';
 import { repoRoot } from '../golden-support.js';
 
 const BASE = path.join(repoRoot, 'test/fixtures/selinux-base/base.cil');
 const HOST: Workload = { kind: 'host', namespace: '', labels: {}, nodeLabels: { role: 'worker' } };
 
-/** Every policy as a host policy for all nodes, keeping the File and Process rules SELinux expresses. */
+/**
+ * Every policy as a host policy for all nodes, keeping the rules the enforcement table says SELinux enforces.
+ * Allow rules and ownerOnly are kept: the comparison leaves out posture decisions (no least-permissive mode,
+ * RT4101) and asks as a user who does not own the file (RT4103), where SELinux decides like the oracle.
+ */
 function toHostRuleSet(ruleSet: RuleSet): RuleSet {
-  return {
+  const host: RuleSet = {
     policies: ruleSet.policies.map((p): PolicyIR => ({
       ...p,
       kind: PolicyKind.RuntimeHostPolicy,
       namespace: '',
       target: { kind: 'host', nodeLabels: {} },
-      rules: p.rules.filter(
-        (r) =>
-          (r.operation === Operation.File || r.operation === Operation.Process) &&
-          !r.pts &&
-          r.allowedArgs.length === 0 &&
-          r.fromSource.every((s) => s.kind === 'path'),
-      ),
     })),
   };
+  return restrictToTarget(host, EnforcementTarget.Selinux, ['action.Allow', 'ownerOnly']);
 }
 
 interface Perms {

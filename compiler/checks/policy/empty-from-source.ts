@@ -1,0 +1,29 @@
+// RT3017: a `fromSource:` left empty (no value, or `[]`). The reference accepts it, so we do too, and read it as
+// no source restriction (lowering treats it as absent); the warning says the rule applies to every executable.
+import { Code } from '../../diagnostics/codes/code.js';
+import type { Finding } from '../../diagnostics/finding.js';
+import { isRecord } from '../../model/json-value.js';
+import type { DocumentRule } from './document-rules.js';
+
+/** Warns about every rule of any list whose `fromSource` is null or an empty list. */
+export const checkEmptyFromSource: DocumentRule = (p) => {
+  const out: Finding[] = [];
+  for (const [sectionName, section] of Object.entries(p.spec)) {
+    if (!isRecord(section)) continue;
+    for (const [listName, list] of Object.entries(section)) {
+      if (!Array.isArray(list)) continue;
+      list.forEach((rule: unknown, i) => {
+        if (!isRecord(rule) || !('fromSource' in rule)) return;
+        const s = rule['fromSource'];
+        if (s !== null && !(Array.isArray(s) && s.length === 0)) return;
+        out.push({
+          code: Code.emptyFromSource,
+          severity: 'warning',
+          pointer: `/spec/${sectionName}/${listName}/${i}/fromSource`,
+          message: `spec.${sectionName}.${listName}[${i}].fromSource: empty (${s === null ? 'no value' : '[]'}); read as no source restriction, so the rule applies to every executable. Remove the key or list the executables`,
+        });
+      });
+    }
+  }
+  return out;
+};

@@ -1,0 +1,123 @@
+// Lint and admission findings from the enforcement table, for one lowered policy: RT3016 for what no target
+// enforces, RT3018 for what some targets do not enforce (naming them and what the rule gets there). With
+// `requireEnforced` (`rtctl lint --require-enforced`), a rule that a required target does not enforce is an
+// error, and so is a policy of a kind a required target does not carry.
+import { Code } from '../diagnostics/codes/code.js';
+import { Severity } from '../diagnostics/diagnostic.js';
+import { pointerToPath } from '../diagnostics/diagnostic.js';
+import type { Finding } from '../diagnostics/finding.js';
+import type { PolicyIR } from '../ir/rule-set.js';
+import {
+  ENFORCEMENT_TARGETS,
+  EnforcementLevel,
+  findEnforcementRow,
+  getTargetInfo,
+  isKindCarried,
+  type EnforcementTarget,
+} from './enforcement-table.js';
+import { listRuleEntries } from './rule-forms.js';
+import { assessRule, type FormGap } from './summarize-enforcement.js';
+
+/** Code of a form that no target carrying the policy enforces or audits. */
+export const NOT_ENFORCED_CODE = Code.notEnforced;
+/** Code of a rule that some targets carrying the policy do not enforce. */
+export const NOT_ENFORCED_ON_TARGET_CODE = Code.notEnforcedOnTarget;
+
+const LEVEL_TEXT: Record<EnforcementLevel, string> = {
+  enforced: 'enforced',
+  'audited-only': 'audited only',
+  'not-enforced': 'not enforced',
+};
+
+/** Longest message: with each gap's reason, else naming the gaps only, else naming the targets only. */
+const MAX_DETAILED_MESSAGE = 240;
+
+/** Options of the enforcement findings. */
+export interface EnforcementFindingOptions {
+  /** Targets on which every rule must be enforced: a gap there is an error. */
+  requireEnforced?: readonly EnforcementTarget[];
+}
+
+function describeTargets(
+  byTarget: ReadonlyArray<{ target: EnforcementTarget; gaps: FormGap[] }>,
+  detailed: boolean,
+): string {
+  return byTarget
+    .map(({ target, gaps }) => {
+      const first = gaps[0];
+      if (detailed && gaps.length === 1 && first !== undefined && first.reason !== '')
+        return `${target} (${first.title}: ${first.reason})`;
+      return `${target} (${gaps.map((g) => g.title).join(', ')})`;
+    })
+    .join(', ');
+}
+
+/** The findings of one lowered policy. */
+export function findEnforcementGaps(policy: PolicyIR, options: EnforcementFindingOptions = {}): Finding[] {
+  const required = new Set(options.requireEnforced ?? []);
+  const targets = ENFORCEMENT_TARGETS.map((t) => t.target).filter((t) => isKindCarried(t, policy.kind));
+  const findings: Finding[] = [];
+  for (const target of required) {
+    if (isKindCarried(target, policy.kind)) continue;
+    findings.push({
+      code: NOT_ENFORCED_ON_TARGET_CODE,
+      severity: Severity.Error,
+      pointer: '/kind',
+      message: `kind: ${policy.kind} is not enforced on ${target}, which --require-enforced requires (${getTargetInfo(target).kindsNote ?? 'not carried'})`,
+    });
+  }
+  for (const entry of listRuleEntries(policy)) {
+    const path = pointerToPath(entry.location.pointer);
+    const assessed = targets.map((target) => ({ target, ...assessRule(entry.forms, target, policy.kind) }));
+    // Forms no carrying target enforces or audits: RT3016, one finding for them all.
+    const nowhere = entry.forms.filter((form) =>
+      assessed.every((a) => a.gaps.some((g) => g.form === form && g.level === EnforcementLevel.NotEnforced)),
+    );
+    if (nowhere.length > 0) {
+      const rows = nowhere.map((f) => findEnforcementRow(f));
+      const titles = rows.map((r, i) => r?.title ?? nowhere[i] ?? '').join(', ');
+      const without = rows.map((r) => r?.without).find((w) => w !== undefined);
+      const error = required.size > 0;
+      findings.push({
+        code: NOT_ENFORCED_CODE,
+        severity: error ? Severity.Error : Severity.Warning,
+        pointer: entry.location.pointer,
+        message: `${path}: no target enforces ${titles} (${targets.join(', ')})${error ? ', and --require-enforced requires it' : ''}; ${without ?? 'kept in the manifests only'}`,
+      });
+    }
+    // The other gaps, by target.
+    const partial = assessed
+      .map((a) => ({ target: a.target, gaps: a.gaps.filter((g) => !nowhere.includes(g.form)) }))
+      .filter((a) => a.gaps.length > 0);
+    // A rule whose kind no target enforces has its RT3016; its options do not matter anywhere.
+    if (partial.length === 0 || nowhere.includes(entry.forms[0] ?? '')) continue;
+    const enforcedOn = assessed.filter((a) => a.level === EnforcementLevel.Enforced).map((a) => a.target);
+    const failing = partial.filter((p) => required.has(p.target)).map((p) => p.target);
+    const render = (detailed: boolean): string => {
+      const parts: string[] = [];
+      for (const level of [EnforcementLevel.NotEnforced, EnforcementLevel.AuditedOnly]) {
+        const at = partial
+          .map((p) => ({ target: p.target, gaps: p.gaps.filter((g) => g.level === level) }))
+          .filter((p) => p.gaps.length > 0);
+        if (at.length > 0) parts.push(`${LEVEL_TEXT[level]} on ${describeTargets(at, detailed)}`);
+      }
+      if (enforcedOn.length > 0) parts.push(`enforced on ${enforcedOn.join(', ')}`);
+      if (failing.length > 0) parts.push(`--require-enforced requires ${failing.join(', ')}`);
+      return `${path}: ${parts.join('; ')}`;
+    };
+    // Reasons when they fit: the API server may cut admission warnings longer than 256 characters.
+    const detailed = render(true);
+    findings.push({
+      code: NOT_ENFORCED_ON_TARGET_CODE,
+      severity: failing.length > 0 ? Severity.Error : Severity.Warning,
+      pointer: entry.location.pointer,
+      message:
+        [
+          detailed,
+          render(false),
+          `${path}: not fully enforced on ${partial.map((p) => p.target).join(', ')}; see docs/enforcement.md`,
+        ].find((m) => m.length <= MAX_DETAILED_MESSAGE) ?? detailed,
+    });
+  }
+  return findings;
+}

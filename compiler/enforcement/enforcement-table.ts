@@ -1,0 +1,373 @@
+// The one table of what each target enforces: every rule form and option of the policy schema × the four
+// targets (the BPF-LSM and fanotify data planes, the AppArmor and SELinux backends), each cell enforced,
+// audited only or not enforced. It states what the code does today (enforcer/bpf/rtctl-lsm.bpf.c,
+// enforcer/native/fanotify-helper.c, compiler/backends/apparmor and selinux) and drives the lint and admission
+// warnings (RT3016, RT3018), `--require-enforced`, the AppArmor and SELinux backend warnings, the enforcer's
+// status, docs/enforcement.md and the test generators. Nothing else lists these facts.
+import { Code } from '../diagnostics/codes/code.js';
+import { PolicyKind } from '../ir/rule-set.js';
+import { PROTOCOL_NAMES } from '../schema/policy-schema.js';
+
+/** The places a policy is enforced: two kernel data planes of the enforcer and two LSM backends. */
+export const EnforcementTarget = {
+  BpfLsm: 'bpf-lsm',
+  Fanotify: 'fanotify',
+  Apparmor: 'apparmor',
+  Selinux: 'selinux',
+} as const;
+export type EnforcementTarget = (typeof EnforcementTarget)[keyof typeof EnforcementTarget];
+
+/** What a target does with a rule form. */
+export const EnforcementLevel = {
+  /** The target decides it as the policy semantics say (Block denies, Audit alerts, Allow allows). */
+  Enforced: 'enforced',
+  /** The target reports matching operations but cannot deny them. */
+  AuditedOnly: 'audited-only',
+  /** The target neither decides nor reports it. */
+  NotEnforced: 'not-enforced',
+} as const;
+export type EnforcementLevel = (typeof EnforcementLevel)[keyof typeof EnforcementLevel];
+
+/** Weakest first: a rule gets the weakest level of its forms. */
+export const LEVEL_ORDER: readonly EnforcementLevel[] = [
+  EnforcementLevel.NotEnforced,
+  EnforcementLevel.AuditedOnly,
+  EnforcementLevel.Enforced,
+];
+
+/** What an AppArmor or SELinux backend does with a form it cannot express. */
+export const BackendEffect = {
+  /** The rule is not written. */
+  LeftOut: 'left-out',
+  /** The rule is written without this condition. */
+  ConditionDropped: 'condition-dropped',
+  /** Directory sources are dropped; the rule keeps its path sources, and is left out when it has none. */
+  SourcesDropped: 'sources-dropped',
+} as const;
+export type BackendEffect = (typeof BackendEffect)[keyof typeof BackendEffect];
+
+/** One cell: a target's level for a form, and for gaps, why and what happens. */
+export interface EnforcementCell {
+  level: EnforcementLevel;
+  /** Why the target does not enforce the form (short; shown in warnings, status and docs); on an enforced
+   * cell, a note for the docs. */
+  reason?: string;
+  /** AppArmor and SELinux gaps: the backend diagnostic that reports it and what the backend writes. */
+  backend?: { code: Code; effect: BackendEffect };
+}
+
+/** What one target is. */
+export interface TargetInfo {
+  target: EnforcementTarget;
+  title: string;
+  /** The policy kinds the target carries at all; the others are not compiled or loaded there. */
+  policyKinds: readonly PolicyKind[];
+  /** Why the other kinds are not carried. */
+  kindsNote?: string;
+  /** The documentation page of the target. */
+  doc: string;
+}
+
+/** The targets, in the order warnings and docs name them. */
+export const ENFORCEMENT_TARGETS: readonly TargetInfo[] = [
+  {
+    target: EnforcementTarget.BpfLsm,
+    title: 'BPF-LSM data plane',
+    policyKinds: [PolicyKind.RuntimePolicy, PolicyKind.RuntimeHostPolicy],
+    doc: 'bpf-lsm.md',
+  },
+  {
+    target: EnforcementTarget.Fanotify,
+    title: 'fanotify data plane',
+    policyKinds: [PolicyKind.RuntimePolicy, PolicyKind.RuntimeHostPolicy],
+    doc: 'enforcer.md',
+  },
+  {
+    target: EnforcementTarget.Apparmor,
+    title: 'AppArmor profiles',
+    policyKinds: [PolicyKind.RuntimePolicy],
+    kindsNote: 'AppArmor profiles attach to containers: there is no one program to attach a host policy to',
+    doc: 'apparmor.md',
+  },
+  {
+    target: EnforcementTarget.Selinux,
+    title: 'SELinux modules',
+    policyKinds: [PolicyKind.RuntimeHostPolicy],
+    kindsNote: 'SELinux modules carry host policies only; pod policies go to AppArmor and the data planes',
+    doc: 'selinux.md',
+  },
+];
+
+/** The entry of a target. */
+export function getTargetInfo(target: EnforcementTarget): TargetInfo {
+  const info = ENFORCEMENT_TARGETS.find((t) => t.target === target);
+  if (info === undefined) throw new Error(`unknown enforcement target ${target}`);
+  return info;
+}
+
+/** True when the target compiles or loads policies of this kind at all. */
+export function isKindCarried(target: EnforcementTarget, kind: PolicyKind): boolean {
+  return getTargetInfo(target).policyKinds.includes(kind);
+}
+
+/** Parses a target name (`bpf-lsm`, `fanotify`, `apparmor`, `selinux`). */
+export function findEnforcementTarget(name: string): EnforcementTarget | undefined {
+  return ENFORCEMENT_TARGETS.find((t) => t.target === name)?.target;
+}
+
+type Cells = Record<EnforcementTarget, EnforcementCell>;
+
+/** One row: a rule form or option of the schema. */
+export interface EnforcementRow {
+  /** Stable id (`file.matchDirectories.recursive`, `fromSource.dir`, `network.matchProtocols.sctp`). */
+  form: string;
+  /** How warnings name it (`fromSource dir`, `protocol sctp`). */
+  title: string;
+  /** The group it is listed under in docs/enforcement.md. */
+  group: 'process' | 'file' | 'network' | 'capabilities' | 'syscalls' | 'presets' | 'device' | 'option';
+  /** For options: what the rule does on a target that drops the option (shown when no target enforces it). */
+  without?: string;
+  targets: Cells;
+}
+
+const ENFORCED: EnforcementCell = { level: EnforcementLevel.Enforced };
+const all = (cell: EnforcementCell): Cells => ({
+  'bpf-lsm': cell,
+  fanotify: cell,
+  apparmor: cell,
+  selinux: cell,
+});
+const notEnforced = (reason: string, backend?: EnforcementCell['backend']): EnforcementCell =>
+  backend === undefined
+    ? { level: EnforcementLevel.NotEnforced, reason }
+    : { level: EnforcementLevel.NotEnforced, reason, backend };
+const leftOut = (code: Code) => ({ code, effect: BackendEffect.LeftOut });
+const dropped = (code: Code) => ({ code, effect: BackendEffect.ConditionDropped });
+
+/** Process and File path forms: every target decides them (SELinux through file contexts). */
+const pathForm = (form: string, title: string, group: 'process' | 'file'): EnforcementRow => ({
+  form,
+  title,
+  group,
+  targets: all(ENFORCED),
+});
+
+/** Protocols the BPF-LSM programs name a socket by (protocol_name() in rtctl-lsm.bpf.c), and `all`. */
+const BPF_PROTOCOLS = new Set(['tcp', 'udp', 'icmp', 'raw', 'all']);
+/** How the BPF-LSM programs name sockets, where a rule matches more than its name says. */
+const BPF_NOTES: Readonly<Record<string, string>> = {
+  tcp: 'any inet stream socket (SCTP and MPTCP streams too)',
+  icmp: 'ICMPv6 sockets too',
+  raw: 'inet raw and packet sockets',
+  all: 'inet, inet6 and packet sockets; unix sockets are never decided',
+};
+/** Protocols an AppArmor 3 network rule can name (as protocol or socket type), and `all` (`network,`). */
+const APPARMOR_PROTOCOLS = new Set([
+  'tcp',
+  'udp',
+  'icmp',
+  'raw',
+  'stream',
+  'dgram',
+  'rdm',
+  'seqpacket',
+  'packet',
+  'all',
+]);
+
+const FANOTIFY_NO_NETWORK = notEnforced('fanotify has no network hook');
+const FANOTIFY_NO_CAPABILITIES = notEnforced('fanotify has no capability hook');
+const SELINUX_NETWORK_CAPABILITIES = notEnforced(
+  "would change the base policy's own domains",
+  leftOut(Code.selinuxNetworkCapabilities),
+);
+
+function protocolRow(protocol: string): EnforcementRow {
+  return {
+    form: `network.matchProtocols.${protocol}`,
+    title: `protocol ${protocol}`,
+    group: 'network',
+    targets: {
+      'bpf-lsm': BPF_PROTOCOLS.has(protocol)
+        ? {
+            level: EnforcementLevel.Enforced,
+            ...(BPF_NOTES[protocol] === undefined ? {} : { reason: BPF_NOTES[protocol] }),
+          }
+        : notEnforced('the LSM hooks name sockets tcp, udp, icmp or raw only; the rule never matches'),
+      fanotify: FANOTIFY_NO_NETWORK,
+      apparmor: APPARMOR_PROTOCOLS.has(protocol)
+        ? ENFORCED
+        : notEnforced('AppArmor network rules cannot name it', leftOut(Code.apparmorUnsupportedProtocol)),
+      selinux: SELINUX_NETWORK_CAPABILITIES,
+    },
+  };
+}
+
+const NO_DATA_PLANE = (what: string): EnforcementCell => notEnforced(`no data plane ${what}`);
+
+/** Every rule form and option, grouped as the schema is. */
+export const ENFORCEMENT_TABLE: readonly EnforcementRow[] = [
+  pathForm('process.matchPaths.path', 'process path', 'process'),
+  pathForm('process.matchPaths.execname', 'process execname', 'process'),
+  pathForm('process.matchDirectories', 'process directory', 'process'),
+  pathForm('process.matchDirectories.recursive', 'process directory (recursive)', 'process'),
+  pathForm('process.matchPatterns', 'process pattern', 'process'),
+  pathForm('file.matchPaths', 'file path', 'file'),
+  pathForm('file.matchDirectories', 'file directory', 'file'),
+  pathForm('file.matchDirectories.recursive', 'file directory (recursive)', 'file'),
+  pathForm('file.matchPatterns', 'file pattern', 'file'),
+  ...PROTOCOL_NAMES.map(protocolRow),
+  {
+    form: 'network.matchDNSQueries',
+    title: 'DNS query rules',
+    group: 'network',
+    targets: {
+      'bpf-lsm': NO_DATA_PLANE('inspects DNS queries'),
+      fanotify: NO_DATA_PLANE('inspects DNS queries'),
+      apparmor: notEnforced('AppArmor cannot see DNS queries', leftOut(Code.apparmorConditionIgnored)),
+      selinux: notEnforced('SELinux cannot see DNS queries', leftOut(Code.selinuxConditionIgnored)),
+    },
+  },
+  {
+    form: 'capabilities.matchCapabilities',
+    title: 'capability rules',
+    group: 'capabilities',
+    targets: {
+      'bpf-lsm': ENFORCED,
+      fanotify: FANOTIFY_NO_CAPABILITIES,
+      apparmor: ENFORCED,
+      selinux: SELINUX_NETWORK_CAPABILITIES,
+    },
+  },
+  ...(['matchSyscalls', 'matchPaths'] as const).map((list): EnforcementRow => ({
+    form: `syscalls.${list}`,
+    title: `syscalls ${list}`,
+    group: 'syscalls',
+    targets: {
+      'bpf-lsm': notEnforced('no system call hook or tracepoint is attached'),
+      fanotify: notEnforced('fanotify sees opens and execs only'),
+      apparmor: notEnforced('AppArmor has no system call rules', leftOut(Code.apparmorConditionIgnored)),
+      selinux: notEnforced('SELinux has no system call rules', leftOut(Code.selinuxConditionIgnored)),
+    },
+  })),
+  {
+    form: 'presets',
+    title: 'presets',
+    group: 'presets',
+    targets: {
+      'bpf-lsm': NO_DATA_PLANE('implements presets'),
+      fanotify: NO_DATA_PLANE('implements presets'),
+      apparmor: notEnforced('not expressible in AppArmor', leftOut(Code.apparmorConditionIgnored)),
+      selinux: notEnforced('not expressible in SELinux', leftOut(Code.selinuxConditionIgnored)),
+    },
+  },
+  {
+    form: 'device.matchDevice',
+    title: 'device rules',
+    group: 'device',
+    targets: {
+      'bpf-lsm': NO_DATA_PLANE('decides USB devices'),
+      fanotify: NO_DATA_PLANE('decides USB devices'),
+      apparmor: notEnforced('AppArmor does not mediate USB devices', leftOut(Code.apparmorConditionIgnored)),
+      selinux: notEnforced('not expressible in the module', leftOut(Code.selinuxConditionIgnored)),
+    },
+  },
+  {
+    form: 'fromSource.path',
+    title: 'fromSource path',
+    group: 'option',
+    targets: all(ENFORCED),
+  },
+  ...(['fromSource.dir', 'fromSource.dir.recursive'] as const).map((form): EnforcementRow => ({
+    form,
+    title: form === 'fromSource.dir' ? 'fromSource dir' : 'fromSource dir (recursive)',
+    group: 'option',
+    targets: {
+      'bpf-lsm': ENFORCED,
+      fanotify: ENFORCED,
+      apparmor: notEnforced('a glob exec transition would conflict with the other exec rules', {
+        code: Code.apparmorSourceDirectory,
+        effect: BackendEffect.SourcesDropped,
+      }),
+      selinux: notEnforced('a domain needs the entrypoint label on each binary', {
+        code: Code.selinuxFromSource,
+        effect: BackendEffect.SourcesDropped,
+      }),
+    },
+  })),
+  { form: 'readOnly', title: 'readOnly', group: 'option', targets: all(ENFORCED) },
+  {
+    form: 'ownerOnly',
+    title: 'ownerOnly',
+    group: 'option',
+    targets: {
+      'bpf-lsm': ENFORCED,
+      fanotify: ENFORCED,
+      apparmor: ENFORCED,
+      selinux: notEnforced(
+        'SELinux has no file-owner condition; the rule applies to every user',
+        dropped(Code.selinuxOwnerOnly),
+      ),
+    },
+  },
+  {
+    form: 'pts',
+    title: 'pts',
+    group: 'option',
+    targets: {
+      'bpf-lsm': ENFORCED,
+      fanotify: ENFORCED,
+      apparmor: notEnforced(
+        'no terminal condition in AppArmor; applied to every process',
+        dropped(Code.apparmorConditionIgnored),
+      ),
+      selinux: notEnforced(
+        'no terminal condition in SELinux; applied to every process',
+        dropped(Code.selinuxConditionIgnored),
+      ),
+    },
+  },
+  {
+    form: 'allowedArgs',
+    title: 'allowedArgs',
+    group: 'option',
+    without: 'the rule applies whatever the arguments',
+    targets: {
+      'bpf-lsm': notEnforced('the argument list is not read'),
+      fanotify: notEnforced('the argument list cannot be seen at the exec permission event'),
+      apparmor: notEnforced('AppArmor has no argument condition', dropped(Code.apparmorConditionIgnored)),
+      selinux: notEnforced('SELinux has no argument condition', dropped(Code.selinuxConditionIgnored)),
+    },
+  },
+  {
+    form: 'action.Allow',
+    title: 'Allow (least-permissive mode)',
+    group: 'option',
+    targets: {
+      'bpf-lsm': ENFORCED,
+      fanotify: ENFORCED,
+      apparmor: ENFORCED,
+      selinux: notEnforced(
+        'the Allow is granted, but other operations stay under the base policy',
+        dropped(Code.selinuxNoLeastPermissive),
+      ),
+    },
+  },
+];
+
+const BY_FORM = new Map(ENFORCEMENT_TABLE.map((r) => [r.form, r]));
+
+/** The row of a form, if the table has it. */
+export function findEnforcementRow(form: string): EnforcementRow | undefined {
+  return BY_FORM.get(form);
+}
+
+/** A target's cell for a form; a form the table does not know is not enforced anywhere. */
+export function getEnforcementCell(form: string, target: EnforcementTarget): EnforcementCell {
+  return (
+    BY_FORM.get(form)?.targets[target] ?? {
+      level: EnforcementLevel.NotEnforced,
+      reason: `${form} is not a rule form rtctl knows`,
+    }
+  );
+}

@@ -1,0 +1,75 @@
+// The forms of each rule of a lowered policy, as named by the enforcement table: the rule's kind (section,
+// list, matcher) first, then its options (fromSource entries, readOnly, ownerOnly, pts, allowedArgs, Allow).
+import {
+  Action,
+  Operation,
+  type PolicyIR,
+  type Rule,
+  type SourceLocation,
+  type SourceMatcher,
+  type SyscallRule,
+} from '../ir/rule-set.js';
+
+/** One rule of a policy with the forms the table knows it by. */
+export interface RuleEntry {
+  location: SourceLocation;
+  /** The rule's kind first, then its options, without repeats. */
+  forms: string[];
+}
+
+function sourceForms(sources: readonly SourceMatcher[]): string[] {
+  return sources.map((s) =>
+    s.kind === 'path' ? 'fromSource.path' : s.recursive ? 'fromSource.dir.recursive' : 'fromSource.dir',
+  );
+}
+
+/** The kind form of a path, protocol or capability rule. */
+export function getRuleKindForm(rule: Pick<Rule, 'operation' | 'matcher'>): string {
+  const m = rule.matcher;
+  const section = rule.operation === Operation.Process ? 'process' : 'file';
+  switch (m.kind) {
+    case 'path':
+      return section === 'process' ? 'process.matchPaths.path' : 'file.matchPaths';
+    case 'execname':
+      return section === 'process' ? 'process.matchPaths.execname' : 'file.matchPaths';
+    case 'directory':
+      return `${section}.matchDirectories${m.recursive ? '.recursive' : ''}`;
+    case 'pattern':
+      return `${section}.matchPatterns`;
+    case 'protocol':
+      return `network.matchProtocols.${m.protocol.toLowerCase()}`;
+    case 'capability':
+      return 'capabilities.matchCapabilities';
+  }
+}
+
+/** Every form of a path, protocol or capability rule. */
+export function listRuleForms(rule: Rule): string[] {
+  const forms = [getRuleKindForm(rule), ...sourceForms(rule.fromSource)];
+  if (rule.readOnly) forms.push('readOnly');
+  if (rule.ownerOnly) forms.push('ownerOnly');
+  if (rule.pts) forms.push('pts');
+  if (rule.allowedArgs.length > 0) forms.push('allowedArgs');
+  if (rule.action === Action.Allow) forms.push('action.Allow');
+  return [...new Set(forms)];
+}
+
+/** Every form of a syscalls rule. */
+export function listSyscallRuleForms(rule: SyscallRule): string[] {
+  const kind = rule.path === undefined ? 'syscalls.matchSyscalls' : 'syscalls.matchPaths';
+  return [...new Set([kind, ...sourceForms(rule.fromSource)])];
+}
+
+/** Every rule of a policy, in the order of the policy's lists, with its forms. */
+export function listRuleEntries(policy: PolicyIR): RuleEntry[] {
+  return [
+    ...policy.rules.map((r) => ({ location: r.location, forms: listRuleForms(r) })),
+    ...policy.syscallRules.map((r) => ({ location: r.location, forms: listSyscallRuleForms(r) })),
+    ...policy.dnsQueryRules.map((r) => ({
+      location: r.location,
+      forms: [...new Set(['network.matchDNSQueries', ...sourceForms(r.fromSource)])],
+    })),
+    ...policy.presets.map((p) => ({ location: p.location, forms: ['presets'] })),
+    ...policy.deviceRules.map((r) => ({ location: r.location, forms: ['device.matchDevice'] })),
+  ];
+}
