@@ -8,7 +8,7 @@ import { parseConfig } from '../../imds/config.js';
 import { timerScheduler } from '../../imds/scheduler.js';
 import { startImds } from '../../imds/serve.js';
 import { systemClock } from '../../imds/clock.js';
-import { sendRequest, startHarness, type Harness } from './support/harness.js';
+import { MANAGE_TOKEN, sendManage, sendRequest, startHarness, type Harness } from './support/harness.js';
 
 const ID = 'i-0123456789abcdef0';
 const RESPONSE_FIELDS = [
@@ -26,7 +26,7 @@ interface OptionsResponse {
 }
 
 async function describeOptions(h: Harness, id = ID): Promise<OptionsResponse> {
-  const res = await sendRequest(h.manageUrl, 'GET', `/instances/${id}/metadata-options`);
+  const res = await sendManage(h.manageUrl, 'GET', `/instances/${id}/metadata-options`);
   assert.equal(res.status, 200, res.body);
   return JSON.parse(res.body) as OptionsResponse;
 }
@@ -124,10 +124,11 @@ describe('imds management: options state (seed table: (any) --modify-instance-me
       clock: systemClock,
       scheduler: timerScheduler,
       socketTtl: undefined,
+      manageToken: MANAGE_TOKEN,
     });
     try {
       const manage = `http://${imds.manage.host}:${imds.manage.port}`;
-      const res = await sendRequest(
+      const res = await sendManage(
         manage,
         'POST',
         '/modify-instance-metadata-options',
@@ -138,7 +139,7 @@ describe('imds management: options state (seed table: (any) --modify-instance-me
       let state = 'pending';
       for (let i = 0; i < 100 && state === 'pending'; i++) {
         await new Promise((r) => setTimeout(r, 10));
-        const d = await sendRequest(manage, 'GET', `/instances/${ID}/metadata-options`);
+        const d = await sendManage(manage, 'GET', `/instances/${ID}/metadata-options`);
         state = String((JSON.parse(d.body) as OptionsResponse).InstanceMetadataOptions['State']);
       }
       assert.equal(state, 'applied');
@@ -243,7 +244,7 @@ describe('imds management: rejected requests', () => {
     });
   }
   it('a body that is not JSON → 400 InvalidRequest', async () => {
-    const res = await sendRequest(
+    const res = await sendManage(
       h.manageUrl,
       'POST',
       '/modify-instance-metadata-options',
@@ -254,7 +255,7 @@ describe('imds management: rejected requests', () => {
     assert.match(res.body, /not valid JSON/);
   });
   it('a body over 16 KiB → 413', async () => {
-    const res = await sendRequest(
+    const res = await sendManage(
       h.manageUrl,
       'POST',
       '/modify-instance-metadata-options',
@@ -264,7 +265,7 @@ describe('imds management: rejected requests', () => {
     assert.equal(res.status, 413);
   });
   it('describe of an unknown instance → 400 InvalidInstanceID.NotFound', async () => {
-    const res = await sendRequest(h.manageUrl, 'GET', '/instances/i-00000000000000001/metadata-options');
+    const res = await sendManage(h.manageUrl, 'GET', '/instances/i-00000000000000001/metadata-options');
     assert.equal(res.status, 400);
     assert.match(res.body, /InvalidInstanceID\.NotFound/);
   });
@@ -292,7 +293,7 @@ describe('imds management: never on the metadata port', () => {
     assert.equal((await describeOptions(h)).InstanceMetadataOptions['HttpTokens'], 'optional');
   });
   it('the management port serves no metadata', async () => {
-    assert.equal((await sendRequest(h.manageUrl, 'GET', '/latest/meta-data')).status, 404);
+    assert.equal((await sendManage(h.manageUrl, 'GET', '/latest/meta-data')).status, 404);
   });
   it('a config that puts both on one address is rejected', () => {
     const parsed = parseConfig({ listen: '127.0.0.1:8080', manageListen: '127.0.0.1:8080' });
@@ -316,11 +317,11 @@ describe('imds management: console form and request media types', () => {
       'POST',
       '/modify-instance-metadata-options',
       { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-      body,
+      `${body}&manage-token=${MANAGE_TOKEN}`,
     );
 
   it('GET / serves the form: every instance id and every option with its allowed values', async () => {
-    const res = await sendRequest(h.manageUrl, 'GET', '/');
+    const res = await sendManage(h.manageUrl, 'GET', '/');
     assert.equal(res.status, 200);
     assert.match(String(res.headers['content-type']), /^text\/html/);
     assert.match(res.body, /<form method="post" action="\/modify-instance-metadata-options">/);
@@ -363,7 +364,7 @@ describe('imds management: console form and request media types', () => {
     assert.equal(h.scheduler.pending(), 0);
   });
   it('a JSON body sent as text/plain (what a cross-site page can send) is refused with 415', async () => {
-    const res = await sendRequest(
+    const res = await sendManage(
       h.manageUrl,
       'POST',
       '/modify-instance-metadata-options',
