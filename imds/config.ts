@@ -121,7 +121,7 @@ export interface ImdsConfig {
   applyDelayMs: number;
   /** Bound on the number of live tokens per instance. */
   maxTokens: number;
-  /** Bound on the number of live tokens of one client address; past it the client's own oldest token goes. */
+  /** Bound on the number of live tokens of one client address (at most maxTokens); past it the client's own oldest token goes. */
   maxTokensPerClient: number;
   credentials: CredentialsConfig;
   instances: InstanceConfig[];
@@ -409,13 +409,6 @@ function checkConflicts(config: ImdsConfig): ConfigError[] {
     }
     seenListen.set(key, pointer);
   });
-  if (config.maxTokensPerClient > config.maxTokens) {
-    errors.push({
-      code: 'imds-config-conflict',
-      pointer: '/maxTokensPerClient',
-      message: 'maxTokensPerClient must not exceed maxTokens',
-    });
-  }
   if (config.credentials.rotateBeforeSeconds >= config.credentials.lifetimeSeconds) {
     errors.push({
       code: 'imds-config-conflict',

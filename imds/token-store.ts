@@ -31,7 +31,7 @@ export function createTokenStore(options: {
   random?: (bytes: number) => Buffer;
 }): TokenStore {
   const { clock, maxTokens } = options;
-  const perClient = options.maxTokensPerClient ?? maxTokens;
+  const perClient = Math.min(options.maxTokensPerClient ?? maxTokens, maxTokens);
   const random = options.random ?? randomBytes;
   const tokens = new Map<string, { expiresAt: number; client: string }>();
   /** Tokens of each client in the order issued (a Set keeps insertion order). */

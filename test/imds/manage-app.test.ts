@@ -375,3 +375,109 @@ describe('imds management: console form and request media types', () => {
     assert.equal(h.scheduler.pending(), 0);
   });
 });
+
+describe('imds management: Host, Origin and the management token (DNS rebinding, local users)', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(async () => h.close());
+  const modify = (headers: Record<string, string>, body = { 'instance-id': ID, 'http-tokens': 'optional' }) =>
+    sendRequest(
+      h.manageUrl,
+      'POST',
+      '/modify-instance-metadata-options',
+      { 'content-type': 'application/json', ...headers },
+      JSON.stringify(body),
+    );
+  const bearer = { authorization: `Bearer ${MANAGE_TOKEN}` };
+  const refused: { name: string; headers: Record<string, string>; status: number; message: RegExp }[] = [
+    {
+      name: 'a DNS-rebinding page (Host: attacker.example, right token)',
+      headers: { ...bearer, host: 'attacker.example:9180' },
+      status: 403,
+      message: /Host header must name this endpoint/,
+    },
+    {
+      name: 'a Host that is a DNS name resolving to loopback',
+      headers: { ...bearer, host: 'localtest.me' },
+      status: 403,
+      message: /Host header/,
+    },
+    {
+      name: 'a cross-origin JSON post (Origin of another site, right token)',
+      headers: { ...bearer, origin: 'http://attacker.example' },
+      status: 403,
+      message: /another origin/,
+    },
+    {
+      name: 'a request the browser marks Sec-Fetch-Site: cross-site',
+      headers: { ...bearer, 'sec-fetch-site': 'cross-site' },
+      status: 403,
+      message: /another origin/,
+    },
+    { name: 'no token (any local user)', headers: {}, status: 401, message: /AuthFailure.*required/ },
+    {
+      name: 'a wrong token',
+      headers: { authorization: 'Bearer not-the-token' },
+      status: 401,
+      message: /AuthFailure.*not valid/,
+    },
+    {
+      name: 'a token of the wrong scheme',
+      headers: { authorization: `Basic ${MANAGE_TOKEN}` },
+      status: 401,
+      message: /AuthFailure/,
+    },
+  ];
+  for (const r of refused) {
+    it(`${r.name} → ${r.status}, nothing changes`, async () => {
+      await h.modify({ 'instance-id': ID, 'http-tokens': 'required' });
+      h.scheduler.runAll();
+      const res = await modify(r.headers);
+      assert.equal(res.status, r.status, res.body);
+      assert.match(res.body, r.message);
+      assert.equal(h.scheduler.pending(), 0);
+      assert.equal((await describeOptions(h)).InstanceMetadataOptions['HttpTokens'], 'required');
+    });
+  }
+  it('describe and triggers need the token too (401 without it)', async () => {
+    assert.equal((await sendRequest(h.manageUrl, 'GET', `/instances/${ID}/metadata-options`)).status, 401);
+    const t = await sendRequest(
+      h.manageUrl,
+      'POST',
+      `/instances/${ID}/triggers`,
+      { 'content-type': 'application/json' },
+      JSON.stringify({ type: 'rebalance-recommendation' }),
+    );
+    assert.equal(t.status, 401);
+  });
+  it('a console form post without the manage-token field → 401', async () => {
+    const url = new URL(h.manageUrl);
+    const res = await sendRequest(
+      h.manageUrl,
+      'POST',
+      '/modify-instance-metadata-options',
+      { 'content-type': 'application/x-www-form-urlencoded', origin: `http://${url.host}` },
+      `instance-id=${ID}&http-tokens=optional`,
+    );
+    assert.equal(res.status, 401);
+  });
+  it('Host localhost:<port> and [::1]-style literals are accepted with the token', async () => {
+    const res = await modify({ ...bearer, host: `localhost:${new URL(h.manageUrl).port}` });
+    assert.equal(res.status, 200, res.body);
+    h.scheduler.runAll();
+  });
+  it('/healthz, the form and the identity certificate need no token', async () => {
+    assert.equal((await sendRequest(h.manageUrl, 'GET', '/healthz')).status, 200);
+    assert.equal((await sendRequest(h.manageUrl, 'GET', '/')).status, 200);
+    assert.equal((await sendRequest(h.manageUrl, 'GET', '/identity-certificate')).status, 200);
+  });
+  it('the form page asks for the management token', async () => {
+    assert.match((await sendRequest(h.manageUrl, 'GET', '/')).body, /name="manage-token" type="password"/);
+  });
+  it('GET * and an absolute-form target → 400', async () => {
+    assert.equal((await sendRequest(h.manageUrl, 'GET', '*')).status, 400);
+    assert.equal((await sendRequest(h.manageUrl, 'GET', 'http://127.0.0.1/healthz')).status, 400);
+  });
+});
