@@ -160,8 +160,9 @@ export function createManageApp(deps: ManageAppDeps): Express {
     if (hasType(req, 'application/x-www-form-urlencoded')) {
       body = dropEmptyFormFields(body);
       if (typeof body === 'object' && body !== null) {
-        const { [MANAGE_TOKEN_FIELD]: _token, ...rest } = body as Record<string, unknown>;
-        body = rest;
+        body = Object.fromEntries(
+          Object.entries(body as Record<string, unknown>).filter(([k]) => k !== MANAGE_TOKEN_FIELD),
+        );
       }
     } else if (!hasType(req, 'application/json')) {
       const message = 'send the request as application/json (or form-encoded from the console form)';
