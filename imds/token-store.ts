@@ -46,8 +46,8 @@ export function createTokenStore(options: {
     if (own?.size === 0) byClient.delete(entry.client);
   }
 
-  function purgeExpired(now: number, only?: Set<string>): void {
-    for (const token of only ?? tokens.keys()) {
+  function purgeExpired(now: number): void {
+    for (const token of tokens.keys()) {
       const entry = tokens.get(token);
       if (entry !== undefined && entry.expiresAt <= now) remove(token);
     }
@@ -58,7 +58,7 @@ export function createTokenStore(options: {
       const now = clock.now();
       const own = byClient.get(client);
       if (own !== undefined && own.size >= perClient) {
-        purgeExpired(now, new Set(own));
+        // The client's oldest tokens go first (expired or not): O(1) per request, whatever the bound.
         while (own.size >= perClient) {
           const oldest = own.values().next();
           if (oldest.done === true) break;
