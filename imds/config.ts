@@ -15,6 +15,7 @@ import {
   parseListenAddress,
   type ListenAddress,
 } from '../compiler/net/listen-address.js';
+import { AUTOSCALING_TARGET_STATES, EventCode, EventState, parseTrigger } from './instance-events.js';
 
 /** The address the metadata service listens on by default (as on the real service). */
 export const DEFAULT_METADATA_LISTEN = '169.254.169.254:80';
@@ -33,6 +34,21 @@ export interface PublicKeyConfig {
   name: string;
   openssh: string;
 }
+
+/** A maintenance event written in the config, in the field names the service serves. */
+export interface EventConfig {
+  Code: string;
+  State: string;
+  NotBefore: string;
+  NotAfter?: string;
+  NotBeforeDeadline?: string;
+  Description?: string;
+  EventId?: string;
+}
+
+/** User data served when the config says nothing: a cloud-init script, so the seed's endpoint answers 200. */
+export const DEFAULT_USER_DATA =
+  '#!/bin/bash\n# rtctl imds: default user data (set userData: null for an instance without any)\necho "instance i-0123456789abcdef0 booted"\n';
 
 /** Metadata options an instance starts with (request names in camelCase). */
 export interface MetadataOptionsConfig {
@@ -63,6 +79,10 @@ export interface InstanceConfig {
   instanceLifeCycle: string;
   instanceAction: string;
   autoscalingTargetLifecycleState: string | null;
+  /** CPU architecture in the instance identity document. */
+  architecture: string;
+  /** When the instance was launched (identity document `pendingTime`, ISO 8601); null: when the service started. */
+  pendingTime: string | null;
   placement: { availabilityZone: string; availabilityZoneId: string; region: string };
   network: {
     interfaceId: string;
@@ -74,7 +94,9 @@ export interface InstanceConfig {
   };
   blockDeviceMapping: Record<string, string>;
   services: { domain: string; partition: string };
-  events: { scheduled: unknown[]; history: unknown[] };
+  events: { scheduled: EventConfig[]; history: EventConfig[] };
+  /** Spot interruptions, rebalance recommendations, maintenance events and Auto Scaling states to come (see instance-events.ts). */
+  triggers: unknown[];
   role: RoleConfig | null;
   publicKeys: PublicKeyConfig[];
   userData: string | null;
@@ -99,6 +121,8 @@ export interface ImdsConfig {
   applyDelayMs: number;
   /** Bound on the number of live tokens per instance. */
   maxTokens: number;
+  /** Bound on the number of live tokens of one client address (at most maxTokens); past it the client's own oldest token goes. */
+  maxTokensPerClient: number;
   credentials: CredentialsConfig;
   instances: InstanceConfig[];
 }
@@ -112,6 +136,21 @@ export interface ConfigError {
 
 const str = (d: string) => ({ type: 'string', minLength: 1, default: d });
 const nullableStr = (d: string | null) => ({ type: ['string', 'null'], default: d });
+
+const EVENT_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['Code', 'NotBefore'],
+  properties: {
+    Code: { enum: Object.values(EventCode) },
+    State: { enum: Object.values(EventState), default: EventState.Active },
+    NotBefore: { type: 'string', format: 'event-time' },
+    NotAfter: { type: 'string', format: 'event-time' },
+    NotBeforeDeadline: { type: 'string', format: 'event-time' },
+    Description: { type: 'string', minLength: 1, maxLength: 255 },
+    EventId: { type: 'string', pattern: '^instance-event-[0-9a-f]{17}$' },
+  },
+} as const;
 
 const INSTANCE_SCHEMA = {
   type: 'object',
@@ -139,7 +178,12 @@ const INSTANCE_SCHEMA = {
     profile: str('default-hvm'),
     instanceLifeCycle: { enum: ['on-demand', 'spot', 'scheduled', 'capacity-block'], default: 'on-demand' },
     instanceAction: str('none'),
-    autoscalingTargetLifecycleState: nullableStr('InService'),
+    autoscalingTargetLifecycleState: {
+      enum: [...AUTOSCALING_TARGET_STATES, null],
+      default: 'InService',
+    },
+    architecture: { enum: ['x86_64', 'arm64', 'i386'], default: 'x86_64' },
+    pendingTime: { type: ['string', 'null'], format: 'iso-time', default: null },
     placement: {
       type: 'object',
       additionalProperties: false,
@@ -180,10 +224,11 @@ const INSTANCE_SCHEMA = {
       additionalProperties: false,
       default: {},
       properties: {
-        scheduled: { type: 'array', items: { type: 'object' }, default: [] },
-        history: { type: 'array', items: { type: 'object' }, default: [] },
+        scheduled: { type: 'array', items: EVENT_SCHEMA, maxItems: 100, default: [] },
+        history: { type: 'array', items: EVENT_SCHEMA, maxItems: 100, default: [] },
       },
     },
+    triggers: { type: 'array', items: { type: 'object' }, maxItems: 100, default: [] },
     role: {
       type: ['object', 'null'],
       additionalProperties: false,
@@ -213,7 +258,7 @@ const INSTANCE_SCHEMA = {
         },
       ],
     },
-    userData: nullableStr(null),
+    userData: { type: ['string', 'null'], maxLength: 16384, default: DEFAULT_USER_DATA },
     tags: {
       type: 'object',
       propertyNames: { pattern: '^[^/]{1,128}$' },
@@ -251,6 +296,7 @@ const CONFIG_SCHEMA = {
     manageListen: { type: 'string', default: DEFAULT_MANAGE_LISTEN },
     applyDelayMs: { type: 'integer', minimum: 0, maximum: 600000, default: 1000 },
     maxTokens: { type: 'integer', minimum: 1, maximum: 1000000, default: 10000 },
+    maxTokensPerClient: { type: 'integer', minimum: 1, maximum: 1000000, default: 1000 },
     credentials: {
       type: 'object',
       additionalProperties: false,
@@ -270,6 +316,12 @@ ajv.addFormat(
   'ipv4',
   /^(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3}$/,
 );
+ajv.addFormat('event-time', { type: 'string', validate: (s: string) => !Number.isNaN(Date.parse(s)) });
+ajv.addFormat('iso-time', {
+  type: 'string',
+  validate: (s: string) =>
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(s) && !Number.isNaN(Date.parse(s)),
+});
 const validateConfig = ajv.compile(CONFIG_SCHEMA);
 
 function describeAjvError(e: ErrorObject): ConfigError {
@@ -308,6 +360,23 @@ function checkConflicts(config: ImdsConfig): ConfigError[] {
   if (!top.ok) errors.push({ code: 'imds-config-schema', pointer: '/listen', message: top.error });
   if (manage.ok) seenListen.set(formatListenAddress(manage.value), '/manageListen');
   config.instances.forEach((instance, i) => {
+    instance.triggers.forEach((t, j) => {
+      const parsed = parseTrigger(t);
+      if (!parsed.ok) {
+        for (const e of parsed.errors)
+          errors.push({
+            code: 'imds-config-schema',
+            pointer: `/instances/${i}/triggers/${j}${e.pointer}`,
+            message: e.message,
+          });
+      } else if (parsed.trigger.type === 'spot-interruption' && instance.instanceLifeCycle !== 'spot') {
+        errors.push({
+          code: 'imds-config-conflict',
+          pointer: `/instances/${i}/triggers/${j}/type`,
+          message: `a spot interruption needs a spot instance; instanceLifeCycle is ${instance.instanceLifeCycle}`,
+        });
+      }
+    });
     const previous = seenIds.get(instance.instanceId);
     if (previous !== undefined) {
       errors.push({

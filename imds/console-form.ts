@@ -1,11 +1,12 @@
 // The console form of modify-instance-metadata-options: a small HTML page on the management endpoint that
-// posts the operation form-encoded. Instance ids are escaped even though the config already restricts them.
+// posts the operation form-encoded, with the management token typed in by the operator. Instance ids are
+// escaped even though the config already restricts them.
 import {
   HttpEndpoint,
   HttpTokens,
   InstanceMetadataTags,
 } from '../compiler/instance-metadata-options/options.js';
-import { MODIFY_PATH } from './manage-paths.js';
+import { MANAGE_TOKEN_FIELD, MODIFY_PATH } from './manage-paths.js';
 
 /** Escapes text for HTML element content and attribute values. */
 export function escapeHtml(text: string): string {
@@ -33,6 +34,7 @@ export function renderConsoleForm(instanceIds: readonly string[]): string {
     `<p>${select('http-tokens', Object.values(HttpTokens))}</p>`,
     '<p><label>http-put-response-hop-limit <input name="http-put-response-hop-limit" inputmode="numeric" size="3"></label></p>',
     `<p>${select('instance-metadata-tags', Object.values(InstanceMetadataTags))}</p>`,
+    `<p><label>management token <input name="${MANAGE_TOKEN_FIELD}" type="password" autocomplete="off" size="44"></label></p>`,
     '<p><button type="submit">Modify</button></p>',
     '</form></body></html>',
     '',

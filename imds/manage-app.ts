@@ -3,16 +3,25 @@
 //   POST /modify-instance-metadata-options   {"instance-id": ..., "http-tokens": ..., ...} → 200 options | 400 error
 //   GET  /instances/<instance-id>/metadata-options                                         → 200 options | 400 error
 //   GET  /                                       the console form (HTML), which posts the same operation form-encoded
+//   POST /instances/<instance-id>/triggers    {"type": "spot-interruption", "afterSeconds": 30, ...}  → 200 | 400
+//   GET  /identity-certificate                   PEM of the certificate that verifies identity documents
 //   GET  /healthz                                                                            → 200 ok
-// JSON bodies must say `Content-Type: application/json` (browsers cannot send that cross-site without a
-// preflight we never answer); form posts must come from this endpoint's own origin. Both close the door on
-// a web page changing the options through the operator's browser.
-import express, { type Express, type Request, type Response } from 'express';
+// Every request must name this endpoint by address (Host an IP literal or localhost: a DNS-rebinding page
+// has its own name there) and, when it carries an Origin, come from this endpoint's own origin; otherwise 403.
+// Operations that read or change an instance need the management token (written 0600 at start by
+// `rtctl imds serve`): `Authorization: Bearer <token>`, or the `manage-token` field of the console form;
+// otherwise 401. JSON bodies must say `Content-Type: application/json` (browsers cannot send that, nor an
+// Authorization header, cross-site without a preflight we never answer).
+import { timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { InstanceRegistry } from './instance-registry.js';
 import { ApiErrorCode, parseModifyRequest, type ApiError } from './modify-request.js';
 import { renderConsoleForm } from './console-form.js';
-import { MODIFY_PATH } from './manage-paths.js';
+import { parseTrigger } from './instance-events.js';
+import { formatIsoSeconds } from './clock.js';
+import { CERTIFICATE_PATH, MANAGE_TOKEN_FIELD, MODIFY_PATH } from './manage-paths.js';
 
 export { MODIFY_PATH };
 
@@ -50,11 +59,75 @@ function dropEmptyFormFields(body: unknown): unknown {
   return Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([, v]) => v !== ''));
 }
 
+/** The host part of a Host header (`[::1]:9180` → `::1`, `127.0.0.1:9180` → `127.0.0.1`), or undefined. */
+function hostOf(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const m = /^(?:\[([^\]]+)\]|([^:[\]]+))(?::[0-9]{1,5})?$/.exec(header);
+  if (m === null) return undefined;
+  return (m[1] ?? m[2] ?? '').toLowerCase();
+}
+
+/** True when the Host header names this endpoint by address: an IP literal or localhost, never a DNS name. */
+export function isAcceptedHost(header: string | undefined): boolean {
+  const host = hostOf(header);
+  return host !== undefined && (host === 'localhost' || isIP(host) !== 0);
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The token a request carries: the Authorization bearer, or the console form's field. */
+function presentedToken(req: Request): string | undefined {
+  const auth = req.headers.authorization;
+  if (typeof auth === 'string') {
+    const m = /^Bearer ([A-Za-z0-9_-]{1,256})$/.exec(auth);
+    return m?.[1] ?? '';
+  }
+  const body: unknown = req.body;
+  if (typeof body === 'object' && body !== null) {
+    const field = (body as Record<string, unknown>)[MANAGE_TOKEN_FIELD];
+    if (typeof field === 'string') return field;
+  }
+  return undefined;
+}
+
+/** What the management app needs. */
+export interface ManageAppDeps {
+  registry: InstanceRegistry;
+  logger: Logger;
+  /** The secret every operation on an instance must present. */
+  manageToken: string;
+}
+
 /** Creates the management app over the registry. */
-export function createManageApp(deps: { registry: InstanceRegistry; logger: Logger }): Express {
-  const { registry, logger } = deps;
+export function createManageApp(deps: ManageAppDeps): Express {
+  const { registry, logger, manageToken } = deps;
   const app = express();
   app.disable('x-powered-by');
+  app.set('query parser', false);
+
+  // Request target, Host and Origin come first: a cross-site or rebinding request learns nothing.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (!req.url.startsWith('/') || req.url.startsWith('//')) {
+      const message = 'the request target must be a path';
+      return sendApiErrors(res, 400, [{ code: ApiErrorCode.InvalidRequest, message }]);
+    }
+    const host = req.headers.host;
+    if (!isAcceptedHost(host)) {
+      const message = 'the Host header must name this endpoint by IP address or localhost';
+      return sendApiErrors(res, 403, [{ code: ApiErrorCode.InvalidRequest, message }]);
+    }
+    const origin = req.headers.origin;
+    const site = req.headers['sec-fetch-site'];
+    if ((origin !== undefined && origin !== `http://${host ?? ''}`) || site === 'cross-site') {
+      const message = `requests from another origin (${origin ?? String(site)}) are refused`;
+      return sendApiErrors(res, 403, [{ code: ApiErrorCode.InvalidRequest, message }]);
+    }
+    next();
+  });
   app.use(express.json({ limit: '16kb', strict: false, type: 'application/json' }));
   app.use(express.urlencoded({ limit: '16kb', extended: false, type: 'application/x-www-form-urlencoded' }));
 
@@ -66,15 +139,31 @@ export function createManageApp(deps: { registry: InstanceRegistry; logger: Logg
     res.type('text/plain').send('ok');
   });
 
+  app.get(CERTIFICATE_PATH, (_req, res) => {
+    res.type('text/plain').send(registry.identityCertificate());
+  });
+
+  // Everything below reads or changes an instance: the management token is required.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const given = presentedToken(req);
+    if (given !== undefined && sameSecret(given, manageToken)) return next();
+    res.setHeader('WWW-Authenticate', 'Bearer realm="rtctl imds management"');
+    const message =
+      given === undefined
+        ? 'the management token is required (Authorization: Bearer <token>; rtctl imds serve wrote it to its --manage-token-file)'
+        : 'the management token is not valid';
+    sendApiErrors(res, 401, [{ code: ApiErrorCode.AuthFailure, message }]);
+  });
+
   app.post(MODIFY_PATH, (req: Request, res: Response) => {
     let body: unknown = req.body;
     if (hasType(req, 'application/x-www-form-urlencoded')) {
-      const origin = req.headers.origin;
-      if (origin !== undefined && origin !== `http://${req.headers.host ?? ''}`) {
-        const message = `form posts from another origin (${origin}) are refused`;
-        return sendApiErrors(res, 403, [{ code: ApiErrorCode.InvalidRequest, message }]);
-      }
       body = dropEmptyFormFields(body);
+      if (typeof body === 'object' && body !== null) {
+        body = Object.fromEntries(
+          Object.entries(body as Record<string, unknown>).filter(([k]) => k !== MANAGE_TOKEN_FIELD),
+        );
+      }
     } else if (!hasType(req, 'application/json')) {
       const message = 'send the request as application/json (or form-encoded from the console form)';
       return sendApiErrors(res, 415, [{ code: ApiErrorCode.InvalidRequest, message }]);
@@ -103,6 +192,32 @@ export function createManageApp(deps: { registry: InstanceRegistry; logger: Logg
       ]);
     }
     res.status(200).json(described);
+  });
+
+  app.post('/instances/:id/triggers', (req: Request, res: Response) => {
+    if (!hasType(req, 'application/json')) {
+      const message = 'send the trigger as application/json';
+      return sendApiErrors(res, 415, [{ code: ApiErrorCode.InvalidRequest, message }]);
+    }
+    const id = String(req.params['id']);
+    const parsed = parseTrigger(req.body);
+    if (!parsed.ok) {
+      return sendApiErrors(
+        res,
+        400,
+        parsed.errors.map((e) => ({
+          code: ApiErrorCode.InvalidParameterValue,
+          parameter: e.pointer.replace(/^\//, '') || 'body',
+          message: `${e.pointer === '' ? 'the trigger' : e.pointer.slice(1)}: ${e.message}`,
+        })),
+      );
+    }
+    const result = registry.trigger(id, parsed.trigger);
+    if (!result.ok) return sendApiErrors(res, 400, [result.error]);
+    logger.info({ instanceId: id, trigger: parsed.trigger }, 'trigger registered');
+    res
+      .status(200)
+      .json({ InstanceId: id, Trigger: parsed.trigger, FiresAt: formatIsoSeconds(result.firesAt) });
   });
 
   app.use((req: Request, res: Response) => {

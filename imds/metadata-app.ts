@@ -1,7 +1,8 @@
 // The metadata service of one instance as an express app: PUT /latest/api/token, GET /latest/meta-data/...,
 // GET /latest/user-data, under the effective options of the instance at the time of each request.
 //
-// Order of decisions for a request: http-endpoint disabled → 403; the token path takes PUT only (405),
+// Order of decisions for a request: a request target that is not a path (`*`, `http://...`) → 400;
+// http-endpoint disabled → 403; the token path takes PUT only (405),
 // other paths GET/HEAD only (405); a token PUT needs a valid TTL header (400) and no X-Forwarded-For (403);
 // a GET with a token header needs a valid token (401) and a GET without one is refused (401) when tokens are
 // required; unknown paths → 404. The token response leaves with IP TTL = http-put-response-hop-limit and
@@ -18,7 +19,12 @@ import {
 } from '../compiler/instance-metadata-options/options.js';
 import { renderErrorPage } from './error-page.js';
 import type { InstanceRecord } from './instance-registry.js';
-import { buildMetadataTree, renderMetadataNode, resolveMetadataPath } from './metadata-tree.js';
+import {
+  buildDynamicTree,
+  buildMetadataTree,
+  renderMetadataNode,
+  resolveMetadataPath,
+} from './metadata-tree.js';
 import type { SocketTtl } from './socket-ttl.js';
 
 /** Path of the token operation. */
@@ -49,6 +55,17 @@ export function parseTokenTtl(header: string | string[] | undefined): number | u
   return ttl >= TOKEN_TTL_MIN_SECONDS && ttl <= TOKEN_TTL_MAX_SECONDS ? ttl : undefined;
 }
 
+/** The client a token is counted against: its address (IPv4-mapped IPv6 written as IPv4). */
+function clientOf(req: Request): string {
+  const address = req.socket.remoteAddress ?? '';
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+/** True for an origin-form request target (`/path`); `*` and absolute URLs are not paths of this server. */
+export function isOriginForm(url: string): boolean {
+  return url.startsWith('/') && !url.startsWith('//');
+}
+
 /** Splits a request path into decoded segments, or undefined when it cannot be decoded. */
 function splitPath(path: string): string[] | undefined {
   const trimmed = path.endsWith('/') ? path.slice(0, -1) : path;
@@ -74,7 +91,9 @@ export function createMetadataApp(deps: MetadataAppDeps): Express {
     if (req.headers['x-forwarded-for'] !== undefined) return sendError(res, 403);
     const ttl = parseTokenTtl(req.headers[TOKEN_TTL_HEADER.toLowerCase()]);
     if (ttl === undefined) return sendError(res, 400);
-    const token = instance.tokens.issue(ttl);
+    const issued = instance.tokens.issue(ttl, clientOf(req));
+    if (!issued.ok) return sendError(res, 429, { 'Retry-After': '60' });
+    const token = issued.token;
     if (socketTtl !== undefined) {
       const set = socketTtl.set(req.socket, hopLimit);
       if (!set.ok) logger.warn({ err: set.error }, 'could not set the hop limit on a token response');
@@ -91,10 +110,15 @@ export function createMetadataApp(deps: MetadataAppDeps): Express {
     const [first, second, ...rest] = segments;
     if (first === undefined) return sendText(res, 'latest');
     if (first !== 'latest') return sendError(res, 404);
-    if (second === undefined) return sendText(res, 'meta-data\nuser-data');
+    const userData = instance.config.userData;
+    if (second === undefined)
+      return sendText(res, ['dynamic', 'meta-data', ...(userData === null ? [] : ['user-data'])].join('\n'));
     if (second === 'user-data' && rest.length === 0) {
-      const userData = instance.config.userData;
       return userData === null ? sendError(res, 404) : sendText(res, userData);
+    }
+    if (second === 'dynamic') {
+      const node = resolveMetadataPath(buildDynamicTree(instance.identity), rest);
+      return node === undefined ? sendError(res, 404) : sendText(res, renderMetadataNode(node));
     }
     if (second !== 'meta-data') return sendError(res, 404);
     const tree = buildMetadataTree({
@@ -102,6 +126,7 @@ export function createMetadataApp(deps: MetadataAppDeps): Express {
       options: instance.effective(),
       roleCredentials: instance.roleCredentials,
       computeCredentials: instance.computeCredentials,
+      events: instance.events,
     });
     const node = resolveMetadataPath(tree, rest);
     if (node === undefined) return sendError(res, 404);
@@ -112,6 +137,7 @@ export function createMetadataApp(deps: MetadataAppDeps): Express {
     res.on('finish', () =>
       logger.debug({ method: req.method, path: req.path, status: res.statusCode }, 'metadata request'),
     );
+    if (!isOriginForm(req.url)) return sendError(res, 400);
     const options = instance.effective();
     if (options.HttpEndpoint === HttpEndpoint.Disabled) return sendError(res, 403);
     if (req.path === TOKEN_PATH) return handleToken(req, res, options.HttpPutResponseHopLimit);

@@ -7,6 +7,8 @@ import {
 } from '../compiler/instance-metadata-options/options.js';
 import type { InstanceConfig } from './config.js';
 import type { CredentialIssuer } from './credential-issuer.js';
+import type { IdentityData } from './instance-registry.js';
+import type { InstanceEvents } from './instance-events.js';
 
 /** A directory or a value of the tree. */
 export type MetadataNode = MetadataDir | MetadataValue;
@@ -29,6 +31,7 @@ export interface MetadataSource {
   options: InstanceMetadataOptions;
   roleCredentials: CredentialIssuer;
   computeCredentials: CredentialIssuer;
+  events: InstanceEvents;
 }
 
 type Spec = MetadataNode | string | string[] | undefined | null;
@@ -112,22 +115,49 @@ function buildNetwork(config: InstanceConfig): MetadataDir {
   return dir({ interfaces: dir({ macs: dir({ [config.mac]: mac }) }) });
 }
 
+/** events/: maintenance (always) and recommendations/rebalance (once a recommendation was issued). */
+function buildEvents(events: InstanceEvents): MetadataDir {
+  const rebalance = events.rebalance();
+  return dir({
+    maintenance: dir({ history: formatJson(events.history()), scheduled: formatJson(events.scheduled()) }),
+    recommendations: rebalance === undefined ? null : dir({ rebalance: formatJson(rebalance) }),
+  });
+}
+
+/** spot/: present once an interruption notice was issued; termination-time only when the action is terminate. */
+function buildSpot(events: InstanceEvents): MetadataDir | undefined {
+  const action = events.spotAction();
+  if (action === undefined) return undefined;
+  return dir({
+    'instance-action': formatJson(action),
+    'termination-time': action.action === 'terminate' ? action.time : null,
+  });
+}
+
+/** Builds the tree served under /latest/dynamic. */
+export function buildDynamicTree(identity: () => IdentityData): MetadataDir {
+  return dir({
+    'instance-identity': dir({
+      document: computed(() => identity().document),
+      pkcs7: computed(() => identity().pkcs7),
+      rsa2048: computed(() => identity().pkcs7),
+      signature: computed(() => identity().signature),
+    }),
+  });
+}
+
 /** Builds the tree served under /latest/meta-data. */
 export function buildMetadataTree(source: MetadataSource): MetadataDir {
   const c = source.config;
   const tagsEnabled = source.options.InstanceMetadataTags === InstanceMetadataTags.Enabled;
+  const asgState = source.events.autoscalingTargetState();
   return dir({
     'image-id': c.imageId,
     'image-launch-index': String(c.imageLaunchIndex),
     'image-manifest-path': c.imageManifestPath,
-    autoscaling:
-      c.autoscalingTargetLifecycleState === null
-        ? null
-        : dir({ 'target-lifecycle-state': c.autoscalingTargetLifecycleState }),
+    autoscaling: asgState === null ? null : dir({ 'target-lifecycle-state': asgState }),
     'block-device-mapping': dir(c.blockDeviceMapping),
-    events: dir({
-      maintenance: dir({ history: formatJson(c.events.history), scheduled: formatJson(c.events.scheduled) }),
-    }),
+    events: buildEvents(source.events),
     hostname: c.hostname,
     iam: buildIam(source),
     'identity-credentials': dir({
@@ -157,6 +187,7 @@ export function buildMetadataTree(source: MetadataSource): MetadataDir {
     'public-keys': buildPublicKeys(c),
     'reservation-id': c.reservationId,
     'security-groups': c.securityGroups,
+    spot: buildSpot(source.events),
     services: dir({ domain: c.services.domain, partition: c.services.partition }),
     tags: tagsEnabled ? dir({ instance: dir(c.tags) }) : null,
   });

@@ -34,6 +34,8 @@ export const ApiErrorCode = {
   InvalidParameterValue: 'InvalidParameterValue',
   InstanceIdMalformed: 'InvalidInstanceID.Malformed',
   InstanceIdNotFound: 'InvalidInstanceID.NotFound',
+  UnsupportedOperation: 'UnsupportedOperation',
+  AuthFailure: 'AuthFailure',
 } as const;
 export type ApiErrorCode = (typeof ApiErrorCode)[keyof typeof ApiErrorCode];
 

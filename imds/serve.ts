@@ -32,6 +32,8 @@ export interface StartImdsDeps {
   clock: Clock;
   scheduler: Scheduler;
   socketTtl: SocketTtl | undefined;
+  /** The management token (cli.ts generates it and writes it 0600 before starting). */
+  manageToken: string;
 }
 
 function listen(server: Server, address: ListenAddress): Promise<ListenAddress> {
@@ -100,7 +102,10 @@ export async function startImds(deps: StartImdsDeps): Promise<RunningImds> {
         'metadata listening',
       );
     }
-    const manageServer = createHardenedServer(createManageApp({ registry, logger }), logger);
+    const manageServer = createHardenedServer(
+      createManageApp({ registry, logger, manageToken: deps.manageToken }),
+      logger,
+    );
     servers.push(manageServer);
     const manage = await listen(manageServer, requireAddress(config.manageListen, 'manageListen'));
     for (const bound of metadata.values()) {

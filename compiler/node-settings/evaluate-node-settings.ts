@@ -26,6 +26,8 @@ interface Resolved<T> {
   field: string;
   /** The value as written (for messages), absent when defaulted. */
   raw?: unknown;
+  /** Set when another field forced the value (eksctl's disablePodIMDS: true makes tokens required). */
+  impliedBy?: string;
 }
 
 type ResolvedOptions = { [K in keyof ImdsValues]: Resolved<ImdsValues[K]> };
@@ -141,19 +143,32 @@ function resolveUnit(
     }
     setResolved(out, option, { value, pointer, field: spec.field, raw });
   }
+  for (const rule of entry.implies ?? []) {
+    const holder = candidates.find((c) => c.value[rule.field] === rule.equals);
+    if (holder === undefined) continue;
+    const current = out[rule.option];
+    setResolved(out, rule.option, {
+      value: rule.value,
+      pointer: current?.pointer ?? `${holder.pointer}/${escapePointerSegment(rule.field)}`,
+      field: current?.field ?? rule.field,
+      raw: rule.value,
+      impliedBy: `${rule.field}: ${String(rule.equals)}`,
+    });
+  }
   return out;
 }
 
 function setResolved(
   out: Partial<ResolvedOptions>,
   option: ImdsOption,
-  r: { value: string | number; pointer: string; field: string; raw?: unknown },
+  r: { value: string | number; pointer: string; field: string; raw?: unknown; impliedBy?: string },
 ): void {
   // The value was validated by normalize() or comes from the typed defaults, so the casts only name the key.
   (out as Record<ImdsOption, Resolved<string | number>>)[option] = r;
 }
 
 function written(r: Resolved<unknown>, kind: string): string {
+  if (r.impliedBy !== undefined) return `${r.field} is ${describeValue(r.value)} because ${r.impliedBy}`;
   return 'raw' in r
     ? `${r.field} is ${describeValue(r.raw)}`
     : `${r.field} is not set and defaults to ${describeValue(r.value)} for ${kind}`;

@@ -56,6 +56,7 @@ describe('imds config: valid fixtures', () => {
       clock: createManualClock(0),
       scheduler: createManualScheduler(),
       socketTtl: undefined,
+      manageToken: 'config-test-token',
     });
     try {
       const [a, b] = [...imds.metadata.entries()];

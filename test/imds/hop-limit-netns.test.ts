@@ -5,7 +5,7 @@
 // (192.0.2.0/24, 198.51.100.0/24) that exist only inside these namespaces. Everything is removed afterwards.
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,9 @@ const NS = {
   router: `${PREFIX}${process.pid}-rtr`,
   client: `${PREFIX}${process.pid}-cli`,
 };
+/** The management token file the server writes (set once the temporary folder exists). */
+let tokenFile = '';
+
 /** How long a client waits for a token before calling it a timeout (the real SDKs wait about 1 s). */
 const TIMEOUT_MS = 3000;
 
@@ -159,6 +162,8 @@ async function modify(flags: string[]): Promise<void> {
       MANAGE,
       '--instance-id',
       ID,
+      '--manage-token-file',
+      tokenFile,
       ...flags,
     ],
     { cwd: REPO, timeout: 30000 },
@@ -172,6 +177,7 @@ async function modify(flags: string[]): Promise<void> {
       method: 'GET',
       url: MANAGE,
       path: `/instances/${ID}/metadata-options`,
+      headers: { authorization: `Bearer ${readFileSync(tokenFile, 'utf8').trim()}` },
     });
     if (
       d.body !== undefined &&
@@ -193,11 +199,14 @@ describe('imds hop limit across a routed hop (network namespaces: server, router
     requirePrereqs(this, [
       [isRoot(), 'network namespaces need root'],
       [hasCommand('ip'), 'iproute2 (ip) is not installed'],
+      [hasCommand('openssl'), 'openssl is not installed'],
+      [hasCommand('curl'), 'curl is not installed'],
       [addon.ok, `ip-ttl addon: ${addon.ok ? '' : addon.error}`],
     ]);
     removeNamespaces();
     createTopology();
     dir = mkdtempSync(path.join(tmpdir(), 'rtctl-imds-netns-'));
+    tokenFile = path.join(dir, 'run', 'manage-token');
     const config = path.join(dir, 'imds.yaml');
     writeFileSync(
       config,
@@ -224,6 +233,8 @@ describe('imds hop limit across a routed hop (network namespaces: server, router
         '169.254.169.254:80',
         '--manage-listen',
         '127.0.0.1:9180',
+        '--manage-token-file',
+        tokenFile,
       ],
       { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] },
     );
@@ -274,6 +285,105 @@ describe('imds hop limit across a routed hop (network namespaces: server, router
     const res = await getInstanceId(NS.client);
     assert.equal(res.status, 200, JSON.stringify(res));
     assert.equal(res.body, ID);
+  });
+  it('a client behind the router fetches the identity document with curl and verifies both signatures with openssl against the certificate the server prints', async () => {
+    assert.ok(dir !== undefined);
+    const work = path.join(dir, 'client');
+    execFileSync('mkdir', ['-p', work]);
+    const { stdout: pem } = await execFileAsync(
+      'ip',
+      [
+        'netns',
+        'exec',
+        NS.server,
+        process.execPath,
+        '--import',
+        'tsx',
+        CLI,
+        'imds',
+        'identity-certificate',
+        '--endpoint',
+        MANAGE,
+      ],
+      { cwd: REPO, timeout: 30000 },
+    );
+    writeFileSync(path.join(work, 'certificate'), pem);
+    const inClient = (cmd: string, ...args: string[]) =>
+      execFileSync('ip', ['netns', 'exec', NS.client, cmd, ...args], {
+        cwd: work,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 30000,
+      });
+    const base = `${IMDS}/latest/dynamic/instance-identity`;
+    for (const name of ['document', 'signature', 'pkcs7'])
+      inClient('curl', '-sSf', '--max-time', '5', '-o', name, `${base}/${name}`);
+    assert.equal(
+      (JSON.parse(readFileSync(path.join(work, 'document'), 'utf8')) as { instanceId: string }).instanceId,
+      ID,
+    );
+    inClient('openssl', 'x509', '-in', 'certificate', '-pubkey', '-noout', '-out', 'key');
+    inClient('openssl', 'base64', '-d', '-A', '-in', 'signature', '-out', 'signature.bin');
+    assert.match(
+      inClient(
+        'openssl',
+        'dgst',
+        '-sha256',
+        '-verify',
+        'key',
+        '-signature',
+        'signature.bin',
+        'document',
+      ).toString(),
+      /Verified OK/,
+    );
+    writeFileSync(
+      path.join(work, 'pkcs7.pem'),
+      `-----BEGIN PKCS7-----\n${readFileSync(path.join(work, 'pkcs7'), 'utf8')}\n-----END PKCS7-----\n`,
+    );
+    inClient(
+      'openssl',
+      'smime',
+      '-verify',
+      '-in',
+      'pkcs7.pem',
+      '-inform',
+      'PEM',
+      '-content',
+      'document',
+      '-certfile',
+      'certificate',
+      '-noverify',
+      '-out',
+      'verified',
+    );
+    assert.equal(
+      readFileSync(path.join(work, 'verified'), 'utf8'),
+      readFileSync(path.join(work, 'document'), 'utf8'),
+    );
+    // A document changed by anyone but the signer fails both checks.
+    writeFileSync(
+      path.join(work, 'forged'),
+      readFileSync(path.join(work, 'document'), 'utf8').replace('123456789012', '999999999999'),
+    );
+    assert.throws(() =>
+      inClient('openssl', 'dgst', '-sha256', '-verify', 'key', '-signature', 'signature.bin', 'forged'),
+    );
+    assert.throws(() =>
+      inClient(
+        'openssl',
+        'smime',
+        '-verify',
+        '-in',
+        'pkcs7.pem',
+        '-inform',
+        'PEM',
+        '-content',
+        'forged',
+        '-certfile',
+        'certificate',
+        '-noverify',
+      ),
+    );
   });
   it('hop limit 2 (modified through the CLI): the client behind the router gets a token and uses it', async () => {
     await modify(['--http-put-response-hop-limit', '2']);

@@ -8,7 +8,7 @@ import { parseConfig } from '../../imds/config.js';
 import { timerScheduler } from '../../imds/scheduler.js';
 import { startImds } from '../../imds/serve.js';
 import { systemClock } from '../../imds/clock.js';
-import { sendRequest, startHarness, type Harness } from './support/harness.js';
+import { MANAGE_TOKEN, sendManage, sendRequest, startHarness, type Harness } from './support/harness.js';
 
 const ID = 'i-0123456789abcdef0';
 const RESPONSE_FIELDS = [
@@ -26,7 +26,7 @@ interface OptionsResponse {
 }
 
 async function describeOptions(h: Harness, id = ID): Promise<OptionsResponse> {
-  const res = await sendRequest(h.manageUrl, 'GET', `/instances/${id}/metadata-options`);
+  const res = await sendManage(h.manageUrl, 'GET', `/instances/${id}/metadata-options`);
   assert.equal(res.status, 200, res.body);
   return JSON.parse(res.body) as OptionsResponse;
 }
@@ -124,10 +124,11 @@ describe('imds management: options state (seed table: (any) --modify-instance-me
       clock: systemClock,
       scheduler: timerScheduler,
       socketTtl: undefined,
+      manageToken: MANAGE_TOKEN,
     });
     try {
       const manage = `http://${imds.manage.host}:${imds.manage.port}`;
-      const res = await sendRequest(
+      const res = await sendManage(
         manage,
         'POST',
         '/modify-instance-metadata-options',
@@ -138,7 +139,7 @@ describe('imds management: options state (seed table: (any) --modify-instance-me
       let state = 'pending';
       for (let i = 0; i < 100 && state === 'pending'; i++) {
         await new Promise((r) => setTimeout(r, 10));
-        const d = await sendRequest(manage, 'GET', `/instances/${ID}/metadata-options`);
+        const d = await sendManage(manage, 'GET', `/instances/${ID}/metadata-options`);
         state = String((JSON.parse(d.body) as OptionsResponse).InstanceMetadataOptions['State']);
       }
       assert.equal(state, 'applied');
@@ -243,7 +244,7 @@ describe('imds management: rejected requests', () => {
     });
   }
   it('a body that is not JSON → 400 InvalidRequest', async () => {
-    const res = await sendRequest(
+    const res = await sendManage(
       h.manageUrl,
       'POST',
       '/modify-instance-metadata-options',
@@ -254,7 +255,7 @@ describe('imds management: rejected requests', () => {
     assert.match(res.body, /not valid JSON/);
   });
   it('a body over 16 KiB → 413', async () => {
-    const res = await sendRequest(
+    const res = await sendManage(
       h.manageUrl,
       'POST',
       '/modify-instance-metadata-options',
@@ -264,7 +265,7 @@ describe('imds management: rejected requests', () => {
     assert.equal(res.status, 413);
   });
   it('describe of an unknown instance → 400 InvalidInstanceID.NotFound', async () => {
-    const res = await sendRequest(h.manageUrl, 'GET', '/instances/i-00000000000000001/metadata-options');
+    const res = await sendManage(h.manageUrl, 'GET', '/instances/i-00000000000000001/metadata-options');
     assert.equal(res.status, 400);
     assert.match(res.body, /InvalidInstanceID\.NotFound/);
   });
@@ -292,7 +293,7 @@ describe('imds management: never on the metadata port', () => {
     assert.equal((await describeOptions(h)).InstanceMetadataOptions['HttpTokens'], 'optional');
   });
   it('the management port serves no metadata', async () => {
-    assert.equal((await sendRequest(h.manageUrl, 'GET', '/latest/meta-data')).status, 404);
+    assert.equal((await sendManage(h.manageUrl, 'GET', '/latest/meta-data')).status, 404);
   });
   it('a config that puts both on one address is rejected', () => {
     const parsed = parseConfig({ listen: '127.0.0.1:8080', manageListen: '127.0.0.1:8080' });
@@ -316,11 +317,11 @@ describe('imds management: console form and request media types', () => {
       'POST',
       '/modify-instance-metadata-options',
       { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-      body,
+      `${body}&manage-token=${MANAGE_TOKEN}`,
     );
 
   it('GET / serves the form: every instance id and every option with its allowed values', async () => {
-    const res = await sendRequest(h.manageUrl, 'GET', '/');
+    const res = await sendManage(h.manageUrl, 'GET', '/');
     assert.equal(res.status, 200);
     assert.match(String(res.headers['content-type']), /^text\/html/);
     assert.match(res.body, /<form method="post" action="\/modify-instance-metadata-options">/);
@@ -363,7 +364,7 @@ describe('imds management: console form and request media types', () => {
     assert.equal(h.scheduler.pending(), 0);
   });
   it('a JSON body sent as text/plain (what a cross-site page can send) is refused with 415', async () => {
-    const res = await sendRequest(
+    const res = await sendManage(
       h.manageUrl,
       'POST',
       '/modify-instance-metadata-options',
@@ -372,5 +373,111 @@ describe('imds management: console form and request media types', () => {
     );
     assert.equal(res.status, 415);
     assert.equal(h.scheduler.pending(), 0);
+  });
+});
+
+describe('imds management: Host, Origin and the management token (DNS rebinding, local users)', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(async () => h.close());
+  const modify = (headers: Record<string, string>, body = { 'instance-id': ID, 'http-tokens': 'optional' }) =>
+    sendRequest(
+      h.manageUrl,
+      'POST',
+      '/modify-instance-metadata-options',
+      { 'content-type': 'application/json', ...headers },
+      JSON.stringify(body),
+    );
+  const bearer = { authorization: `Bearer ${MANAGE_TOKEN}` };
+  const refused: { name: string; headers: Record<string, string>; status: number; message: RegExp }[] = [
+    {
+      name: 'a DNS-rebinding page (Host: attacker.example, right token)',
+      headers: { ...bearer, host: 'attacker.example:9180' },
+      status: 403,
+      message: /Host header must name this endpoint/,
+    },
+    {
+      name: 'a Host that is a DNS name resolving to loopback',
+      headers: { ...bearer, host: 'localtest.me' },
+      status: 403,
+      message: /Host header/,
+    },
+    {
+      name: 'a cross-origin JSON post (Origin of another site, right token)',
+      headers: { ...bearer, origin: 'http://attacker.example' },
+      status: 403,
+      message: /another origin/,
+    },
+    {
+      name: 'a request the browser marks Sec-Fetch-Site: cross-site',
+      headers: { ...bearer, 'sec-fetch-site': 'cross-site' },
+      status: 403,
+      message: /another origin/,
+    },
+    { name: 'no token (any local user)', headers: {}, status: 401, message: /AuthFailure.*required/ },
+    {
+      name: 'a wrong token',
+      headers: { authorization: 'Bearer not-the-token' },
+      status: 401,
+      message: /AuthFailure.*not valid/,
+    },
+    {
+      name: 'a token of the wrong scheme',
+      headers: { authorization: `Basic ${MANAGE_TOKEN}` },
+      status: 401,
+      message: /AuthFailure/,
+    },
+  ];
+  for (const r of refused) {
+    it(`${r.name} → ${r.status}, nothing changes`, async () => {
+      await h.modify({ 'instance-id': ID, 'http-tokens': 'required' });
+      h.scheduler.runAll();
+      const res = await modify(r.headers);
+      assert.equal(res.status, r.status, res.body);
+      assert.match(res.body, r.message);
+      assert.equal(h.scheduler.pending(), 0);
+      assert.equal((await describeOptions(h)).InstanceMetadataOptions['HttpTokens'], 'required');
+    });
+  }
+  it('describe and triggers need the token too (401 without it)', async () => {
+    assert.equal((await sendRequest(h.manageUrl, 'GET', `/instances/${ID}/metadata-options`)).status, 401);
+    const t = await sendRequest(
+      h.manageUrl,
+      'POST',
+      `/instances/${ID}/triggers`,
+      { 'content-type': 'application/json' },
+      JSON.stringify({ type: 'rebalance-recommendation' }),
+    );
+    assert.equal(t.status, 401);
+  });
+  it('a console form post without the manage-token field → 401', async () => {
+    const url = new URL(h.manageUrl);
+    const res = await sendRequest(
+      h.manageUrl,
+      'POST',
+      '/modify-instance-metadata-options',
+      { 'content-type': 'application/x-www-form-urlencoded', origin: `http://${url.host}` },
+      `instance-id=${ID}&http-tokens=optional`,
+    );
+    assert.equal(res.status, 401);
+  });
+  it('Host localhost:<port> and [::1]-style literals are accepted with the token', async () => {
+    const res = await modify({ ...bearer, host: `localhost:${new URL(h.manageUrl).port}` });
+    assert.equal(res.status, 200, res.body);
+    h.scheduler.runAll();
+  });
+  it('/healthz, the form and the identity certificate need no token', async () => {
+    assert.equal((await sendRequest(h.manageUrl, 'GET', '/healthz')).status, 200);
+    assert.equal((await sendRequest(h.manageUrl, 'GET', '/')).status, 200);
+    assert.equal((await sendRequest(h.manageUrl, 'GET', '/identity-certificate')).status, 200);
+  });
+  it('the form page asks for the management token', async () => {
+    assert.match((await sendRequest(h.manageUrl, 'GET', '/')).body, /name="manage-token" type="password"/);
+  });
+  it('GET * and an absolute-form target → 400', async () => {
+    assert.equal((await sendRequest(h.manageUrl, 'GET', '*')).status, 400);
+    assert.equal((await sendRequest(h.manageUrl, 'GET', 'http://127.0.0.1/healthz')).status, 400);
   });
 });

@@ -2,6 +2,7 @@
 // every endpoint of its endpoint table, every error status, token TTL bounds, expiry and reuse, and the
 // credentials' shape and rotation (manual clock; no sleeping).
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
 import type { Socket } from 'node:net';
 import { after, before, describe, it } from 'mocha';
 import { loadSocketTtl, type SocketTtl } from '../../imds/socket-ttl.js';
@@ -404,6 +405,21 @@ describe('imds metadata service: error statuses', () => {
       text: 'Not Found',
     },
     {
+      name: 'GET * (asterisk-form request target)',
+      run: () => import('./support/harness.js').then((m) => m.sendRequest(h.metadataUrl, 'GET', '*')),
+      status: 400,
+      text: 'Bad Request',
+    },
+    {
+      name: 'GET an absolute-form request target',
+      run: () =>
+        import('./support/harness.js').then((m) =>
+          m.sendRequest(h.metadataUrl, 'GET', 'http://169.254.169.254/latest/meta-data'),
+        ),
+      status: 400,
+      text: 'Bad Request',
+    },
+    {
       name: 'GET the token path',
       run: () => h.get('/latest/api/token'),
       status: 405,
@@ -497,6 +513,59 @@ describe('imds metadata service: tokens', () => {
       assert.equal((await g.get('/latest/meta-data')).status, 401);
       assert.equal((await g.get('/latest/meta-data', { [TOKEN]: token })).status, 200);
     });
+  });
+});
+
+describe('imds metadata service: token flood (per-client bound)', () => {
+  /** A token PUT from a given loopback source address (127.0.0.0/8 is all local on Linux). */
+  function putFrom(h: Harness, localAddress: string): Promise<WireResponse> {
+    const url = new URL(h.metadataUrl);
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: url.hostname,
+          port: url.port,
+          method: 'PUT',
+          path: '/latest/api/token',
+          localAddress,
+          agent: false,
+          headers: { 'X-cloud-metadata-token-ttl-seconds': '21600' },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+  }
+  it("1 001 token PUTs from one client (bound 50, instance bound 100) never invalidate another client's live token", async () => {
+    const h = await startHarness({ maxTokens: 100, maxTokensPerClient: 50 });
+    try {
+      const victim = await putFrom(h, '127.0.0.2');
+      assert.equal(victim.status, 200);
+      for (let i = 0; i < 1001; i++) assert.equal((await putFrom(h, '127.0.0.3')).status, 200);
+      const res = await h.get('/latest/meta-data/instance-id', { [TOKEN]: victim.body });
+      assert.equal(res.status, 200, "the other client's token still works");
+    } finally {
+      await h.close();
+    }
+  });
+  it('an instance full of live tokens answers 429 to a new client instead of evicting anyone', async () => {
+    const h = await startHarness({ maxTokens: 4, maxTokensPerClient: 2 });
+    try {
+      const live: string[] = [];
+      for (const a of ['127.0.0.2', '127.0.0.3'])
+        for (let i = 0; i < 2; i++) live.push((await putFrom(h, a)).body);
+      const res = await putFrom(h, '127.0.0.4');
+      assert.equal(res.status, 429);
+      assert.equal(readTitle(res.body), '429 - Too Many Requests');
+      for (const t of live) assert.equal((await h.get('/latest/meta-data', { [TOKEN]: t })).status, 200);
+    } finally {
+      await h.close();
+    }
   });
 });
 

@@ -72,6 +72,15 @@ function spell(entry: NodeKind, option: 'tokens' | 'hopLimit', value: string | n
   return hit === undefined ? value : hit[0];
 }
 
+/** True when the kind's safe hop-limit setting also forces required tokens (eksctl's disablePodIMDS). */
+function impliedTokens(entry: NodeKind): boolean {
+  const hop = entry.fields.hopLimit;
+  const safeHop = hop?.map?.find(([, to]) => to === 1)?.[0] ?? 1;
+  return (entry.implies ?? []).some(
+    (i) => i.option === 'tokens' && i.value === 'required' && i.field === hop?.field && i.equals === safeHop,
+  );
+}
+
 function summary(findings: Finding[]): string[] {
   return findings.map((f) => `${f.code} ${f.severity} ${f.pointer}`).sort();
 }
@@ -98,11 +107,17 @@ for (const entry of NODE_KINDS) {
   };
   const cases: Case[] = [
     { name: 'safe: tokens required, hop limit 1', options: safe, expect: () => [] },
-    {
-      name: 'unsafe: tokens optional',
-      options: { ...safe, [tokens]: spell(entry, 'tokens', 'optional') },
-      expect: (p) => [`RT5001 error ${p}/${tokens}`],
-    },
+    impliedTokens(entry)
+      ? {
+          name: `tokens optional, but ${hop} implies required tokens: no finding`,
+          options: { ...safe, [tokens]: spell(entry, 'tokens', 'optional') },
+          expect: () => [],
+        }
+      : {
+          name: 'unsafe: tokens optional',
+          options: { ...safe, [tokens]: spell(entry, 'tokens', 'optional') },
+          expect: (p) => [`RT5001 error ${p}/${tokens}`],
+        },
     {
       name: 'unsafe: hop limit 2',
       options: { ...safe, [hop]: spell(entry, 'hopLimit', 2) },
@@ -226,6 +241,20 @@ describe('node-settings checker: shapes and messages', () => {
       'RT5002 error /managedNodeGroups/0/disablePodIMDS',
       'RT5002 error /nodeGroups/1/disablePodIMDS',
     ]);
+  });
+  it('eksctl: disablePodIMDS: true makes tokens required even when disableIMDSv1 is unset or false (makeMetadataOptions)', () => {
+    const object = {
+      apiVersion: 'eksctl.io/v1alpha5',
+      kind: 'ClusterConfig',
+      metadata: { name: 'c', region: 'eu-west-1' },
+      nodeGroups: [{ name: 'a', disablePodIMDS: true }],
+      managedNodeGroups: [{ name: 'm', disableIMDSv1: false, disablePodIMDS: true }],
+    };
+    assert.deepEqual(summary(nodeSettingsChecker.check(object, {})), []);
+  });
+  it('every row cites the tool source file it was checked against (owner/repo path)', () => {
+    for (const entry of NODE_KINDS)
+      assert.match(entry.source, /^[\w.-]+\/[\w.-]+ [\w./|-]+\.go /, `${entry.group} ${entry.kind}`);
   });
   it('messages say what was found and that it was defaulted', () => {
     const findings = nodeSettingsChecker.check(

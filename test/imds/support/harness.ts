@@ -47,6 +47,20 @@ export function sendRequest(
   });
 }
 
+/** The management token of every harness (the CLI generates a random one; tests use a fixed one). */
+export const MANAGE_TOKEN = 'test-manage-token-0123456789abcdefghijklmnopq';
+
+/** Sends one request to a management endpoint with the harness's bearer token. */
+export function sendManage(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<WireResponse> {
+  return sendRequest(base, method, path, { authorization: `Bearer ${MANAGE_TOKEN}`, ...headers }, body);
+}
+
 /** A running service under test. */
 export interface Harness {
   imds: RunningImds;
@@ -79,6 +93,7 @@ export async function startHarness(
     applyDelayMs: 0,
     ...overrides,
     instances: [{ userData: '#!/bin/sh\necho hello from user data\n', ...instance }],
+    ...(overrides['instances'] === undefined ? {} : { instances: overrides['instances'] }),
   });
   if (!parsed.ok) throw new Error(`bad test config: ${JSON.stringify(parsed.errors)}`);
   const clock = createManualClock(T0);
@@ -89,6 +104,7 @@ export async function startHarness(
     clock,
     scheduler,
     socketTtl,
+    manageToken: MANAGE_TOKEN,
   });
   const first = [...imds.metadata.values()][0];
   if (first === undefined) throw new Error('no metadata listener');
@@ -113,7 +129,7 @@ export async function startHarness(
       return res.body;
     },
     modify: (body) =>
-      sendRequest(
+      sendManage(
         manageUrl,
         'POST',
         '/modify-instance-metadata-options',
