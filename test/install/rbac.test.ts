@@ -62,13 +62,14 @@ describe('install: RBAC against the calls the code makes', function () {
   it('the enforcer informers (against the recording stand-in API server) make only calls its ClusterRole allows, and use every rule', async () => {
     const server = await startRecordingApiServer();
     const logger = pino({ level: 'silent' });
-    const feeds = createInformerFeeds(server.kubeConfig(), 'node-1', logger);
+    const f = createInformerFeeds(server.kubeConfig(), 'node-1', logger);
+    const feeds: KubeFeed[] = [f.runtimePolicies, f.runtimeHostPolicies, f.namespaces, f.pods, f.nodes];
     try {
-      await Promise.all(Object.values<KubeFeed>(feeds).map((f) => f.start(() => undefined)));
+      await Promise.all(feeds.map((x) => x.start(() => undefined)));
       const until = Date.now() + 10000;
       while (Date.now() < until && server.calls.filter((c) => c.verb === 'watch').length < 5) await sleep(20);
     } finally {
-      await Promise.all(Object.values<KubeFeed>(feeds).map((f) => f.stop()));
+      await Promise.all(feeds.map((x) => x.stop()));
       await server.close();
     }
     const rules = rulesOf('ClusterRole', nameOf(Component.Enforcer));
