@@ -98,7 +98,7 @@ export function rulesFor(calls: readonly ApiCall[]): PolicyRule[] {
 /** True when the rules allow this call. */
 export function allows(
   rules: readonly PolicyRule[],
-  call: Pick<ApiCall, 'verb' | 'group' | 'resource'>,
+  call: { verb: string; group: string; resource: string },
 ): boolean {
   return rules.some(
     (r) =>
