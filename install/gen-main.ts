@@ -9,7 +9,7 @@ const wanted = new Set(files.map((f) => f.path));
 for (const dir of ['deploy', 'charts/rtctl/templates']) {
   for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
     const p = path.relative('.', path.join(entry.parentPath, entry.name));
-    if (entry.isFile() && p.endsWith('.yaml') && !p.includes('/argocd/') && !wanted.has(p)) {
+    if (entry.isFile() && /\.(yaml|lua)$/.test(p) && !wanted.has(p)) {
       rmSync(p);
       process.stdout.write(`removed ${p}\n`);
     }

@@ -45,7 +45,7 @@ describe('install: generated kustomize base and Helm chart', () => {
     for (const dir of ['deploy', 'charts/rtctl/templates']) {
       for (const e of readdirSync(path.join(REPO_ROOT, dir), { recursive: true, withFileTypes: true })) {
         const p = path.relative(REPO_ROOT, path.join(e.parentPath, e.name));
-        if (e.isFile() && p.endsWith('.yaml') && !p.startsWith('deploy/argocd/')) assert.ok(wanted.has(p), p);
+        if (e.isFile() && /\.(yaml|lua)$/.test(p)) assert.ok(wanted.has(p), p);
       }
     }
   });
