@@ -5,7 +5,7 @@
 // Needs root, mmdebstrap, containerd and the npm registry; run under the heavy lock.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chownSync, readFileSync } from 'node:fs';
+import { chmodSync, chownSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -19,6 +19,14 @@ import { createReview, createTestCertificates, createTestClient } from '../webho
 const IMAGE = 'rtctl.test/rtctl:ci';
 const OUT = path.join(REPO_ROOT, 'build/image');
 const EPOCH = 1767225600; // 2026-01-01
+
+function readLog(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').slice(-3000);
+  } catch {
+    return '(no log)';
+  }
+}
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -56,11 +64,13 @@ describe('image: built from Debian packages and the npm registry, run under cont
       [hasCommand('mmdebstrap'), 'mmdebstrap (Debian package mmdebstrap)'],
       [hasCommand('clang') && hasCommand('bpftool'), 'clang and bpftool for the BPF objects'],
     ]);
-    execFileSync('sh', ['image/build.sh'], {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, SOURCE_DATE_EPOCH: String(EPOCH), RTCTL_IMAGE_NAME: IMAGE },
-    });
+    // RTCTL_TEST_IMAGE_PREBUILT=1 reuses build/image from an earlier run (local iteration only; CI builds).
+    if (process.env['RTCTL_TEST_IMAGE_PREBUILT'] !== '1' || process.env['CI'] === 'true')
+      execFileSync('sh', ['image/build.sh'], {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'ignore', 'inherit'],
+        env: { ...process.env, SOURCE_DATE_EPOCH: String(EPOCH), RTCTL_IMAGE_NAME: IMAGE },
+      });
     digest = readFileSync(path.join(OUT, 'digest'), 'utf8').trim();
   });
 
@@ -168,12 +178,16 @@ describe('image: built from Debian packages and the npm registry, run under cont
       const certs = createTestCertificates();
       // The Deployment runs the webhook as uid 65532 with a read-only root; the Secret's files are readable to it.
       for (const f of [certs.certFile, certs.keyFile]) chownSync(f, 65532, 65532);
+      chmodSync(certs.dir, 0o755);
+      const log = path.join(certs.dir, 'webhook.log');
       const port = await freePort();
       const run = await containerd.ctr([
         'run',
         '-d',
         '--net-host',
         '--read-only',
+        '--log-uri',
+        `file://${log}`,
         '--mount',
         `type=bind,src=${certs.dir},dst=/etc/rtctl/tls,options=rbind:ro`,
         IMAGE,
@@ -203,7 +217,7 @@ describe('image: built from Debian packages and the npm registry, run under cont
         }
         assert.ok(
           ready,
-          `webhook in the image did not become ready on ${port} (Deployment port ${Ports.webhookHttps})`,
+          `webhook in the image did not become ready on ${port} (Deployment port ${Ports.webhookHttps}):\n${readLog(log)}`,
         );
         const allow = createReview(policy('Block'));
         const deny = createReview(policy('Nope'));
