@@ -1,0 +1,95 @@
+// What the enforcer needs from its node, with the reason for each: the Linux capabilities the data planes use
+// (instead of `privileged`) and the host paths it mounts. The DaemonSet is built from these tables and
+// docs/install.md shows them.
+
+/** A Linux capability (Kubernetes spelling, without CAP_) and who needs it. */
+export interface CapabilityNeed {
+  capability: string;
+  planes: ReadonlyArray<'bpf-lsm' | 'fanotify' | 'all'>;
+  reason: string;
+}
+
+/** The capabilities the enforcer container adds after dropping ALL. */
+export const ENFORCER_CAPABILITIES: readonly CapabilityNeed[] = [
+  {
+    capability: 'SYS_ADMIN',
+    planes: ['fanotify', 'bpf-lsm'],
+    reason:
+      'fanotify_init with permission classes and FAN_MARK_FILESYSTEM; BPF-LSM attach and the bpffs pins on kernels that gate them on it',
+  },
+  { capability: 'BPF', planes: ['bpf-lsm'], reason: 'bpf(): load the LSM programs, create and update maps' },
+  {
+    capability: 'PERFMON',
+    planes: ['bpf-lsm'],
+    reason: 'tracing-class programs (BPF_PROG_TYPE_LSM) and their helpers need it beside CAP_BPF',
+  },
+  {
+    capability: 'SYS_RESOURCE',
+    planes: ['bpf-lsm'],
+    reason: 'raise RLIMIT_MEMLOCK for maps on kernels before 5.11 (no memcg accounting)',
+  },
+  {
+    capability: 'SYS_PTRACE',
+    planes: ['all'],
+    reason: "read other processes' /proc/<pid>/exe, root and ns links to map processes to containers",
+  },
+  {
+    capability: 'DAC_READ_SEARCH',
+    planes: ['all'],
+    reason: "read /proc/<pid> entries and container files whose modes exclude root's DAC override",
+  },
+];
+
+/** A host path the enforcer mounts. */
+export interface HostMount {
+  name: string;
+  hostPath: string;
+  type: 'Directory' | 'DirectoryOrCreate' | 'Socket';
+  mountPath: string;
+  readOnly: boolean;
+  reason: string;
+}
+
+/** The host paths. /proc is not among them: with hostPID the container's own /proc is the host's. */
+export const ENFORCER_MOUNTS: readonly HostMount[] = [
+  {
+    name: 'bpffs',
+    hostPath: '/sys/fs/bpf',
+    type: 'Directory',
+    mountPath: '/sys/fs/bpf',
+    readOnly: false,
+    reason: 'BPF-LSM pins its programs and maps here, so enforcement outlives an enforcer restart',
+  },
+  {
+    name: 'btf',
+    hostPath: '/sys/kernel/btf',
+    type: 'Directory',
+    mountPath: '/sys/kernel/btf',
+    readOnly: true,
+    reason: "the running kernel's BTF for CO-RE relocation and the trial load of rtctl probe",
+  },
+  {
+    name: 'containerd-socket',
+    hostPath: '/run/containerd/containerd.sock',
+    type: 'Socket',
+    mountPath: '/run/containerd/containerd.sock',
+    readOnly: false,
+    reason: 'list the containers of the node and their init PIDs (ctr)',
+  },
+  {
+    name: 'state',
+    hostPath: '/run/rtctl',
+    type: 'DirectoryOrCreate',
+    mountPath: '/run/rtctl',
+    readOnly: false,
+    reason: 'data plane sockets, helper logs and state kept across enforcer restarts',
+  },
+  {
+    name: 'alert-log',
+    hostPath: '/var/log/rtctl',
+    type: 'DirectoryOrCreate',
+    mountPath: '/var/log/rtctl',
+    readOnly: false,
+    reason: 'the NDJSON alert log, replayed on restart',
+  },
+];

@@ -1,0 +1,241 @@
+// The rtctl image: built from scratch by `npm run image` (Debian root file system by mmdebstrap, cached by its
+// input hash; Node 20 and dependencies from the npm registry; native tools compiled here), reproducible (the
+// same inputs assemble to the same digest), imported into a private containerd, and the webhook run from it
+// (as the Deployment runs it: uid 65532, read-only root) answers AdmissionReviews over HTTPS.
+// Needs root, mmdebstrap, containerd and the npm registry; run under the heavy lock.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { assembleImage } from '../../image/assemble-oci.js';
+import { Ports } from '../../install/names.js';
+import { startContainerd, containerdPrereqs, type Containerd } from '../enforcer/support/containerd.js';
+import { hasCommand, isRoot, requirePrereqs } from '../support/prereq.js';
+import { REPO_ROOT } from '../support/paths.js';
+import { createReview, createTestCertificates, createTestClient } from '../webhook/support/harness.js';
+
+const IMAGE = 'rtctl.test/rtctl:ci';
+const OUT = path.join(REPO_ROOT, 'build/image');
+const EPOCH = 1767225600; // 2026-01-01
+
+function readLog(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').slice(-3000);
+  } catch {
+    return '(no log)';
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return typeof address === 'object' && address !== null ? address.port : 0;
+}
+
+function tarJson(archive: string, member: string): Record<string, unknown> {
+  return JSON.parse(execFileSync('tar', ['-xOf', archive, member], { encoding: 'utf8' })) as Record<
+    string,
+    unknown
+  >;
+}
+
+const policy = (action: string): Record<string, unknown> => ({
+  apiVersion: 'security.runtime.com/v1',
+  kind: 'RuntimePolicy',
+  metadata: { name: 'block-sleep', namespace: 'default' },
+  spec: {
+    selector: { matchLabels: { app: 'web' } },
+    process: { matchPaths: [{ path: '/bin/sleep' }] },
+    action,
+  },
+});
+
+describe('image: built from Debian packages and the npm registry, run under containerd', function () {
+  this.timeout(30 * 60 * 1000);
+  let digest = '';
+
+  before(function () {
+    requirePrereqs(this, [
+      [isRoot(), 'must run as root (mmdebstrap --mode=root)'],
+      [hasCommand('mmdebstrap'), 'mmdebstrap (Debian package mmdebstrap)'],
+      [hasCommand('clang') && hasCommand('bpftool'), 'clang and bpftool for the BPF objects'],
+    ]);
+    // RTCTL_TEST_IMAGE_PREBUILT=1 reuses build/image from an earlier run (local iteration only; CI builds).
+    if (process.env['RTCTL_TEST_IMAGE_PREBUILT'] !== '1' || process.env['CI'] === 'true')
+      execFileSync('sh', ['image/build.sh'], {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'ignore', 'inherit'],
+        env: { ...process.env, SOURCE_DATE_EPOCH: String(EPOCH), RTCTL_IMAGE_NAME: IMAGE },
+      });
+    digest = readFileSync(path.join(OUT, 'digest'), 'utf8').trim();
+  });
+
+  it('is an OCI image layout: index names the image, the config runs rtctl, two gzip layers', () => {
+    const archive = path.join(OUT, 'rtctl-oci.tar');
+    assert.deepEqual(tarJson(archive, './oci-layout'), { imageLayoutVersion: '1.0.0' });
+    const index = tarJson(archive, './index.json') as {
+      manifests: Array<{ digest: string; annotations: Record<string, string> }>;
+    };
+    assert.equal(index.manifests[0]?.digest, digest);
+    assert.equal(
+      index.manifests[0]?.annotations['io.containerd.image.name'],
+      `docker.io/${IMAGE}`.replace('docker.io/rtctl.test', 'rtctl.test'),
+    );
+    const manifest = tarJson(archive, `./blobs/sha256/${digest.slice(7)}`) as {
+      config: { digest: string };
+      layers: Array<{ mediaType: string }>;
+    };
+    assert.deepEqual(
+      manifest.layers.map((l) => l.mediaType),
+      ['application/vnd.oci.image.layer.v1.tar+gzip', 'application/vnd.oci.image.layer.v1.tar+gzip'],
+    );
+    const config = tarJson(archive, `./blobs/sha256/${manifest.config.digest.slice(7)}`) as {
+      created: string;
+      config: { Entrypoint: string[] };
+    };
+    assert.deepEqual(config.config.Entrypoint, ['/usr/local/bin/rtctl']);
+    assert.equal(config.created, '2026-01-01T00:00:00Z');
+  });
+
+  it('the same inputs assemble to the same digest', async () => {
+    const rootfs = execFileSync(
+      'sh',
+      [
+        'image/rootfs.sh',
+        process.env['RTCTL_IMAGE_CACHE'] ?? path.join(process.env['HOME'] ?? '/root', '.cache/rtctl/image'),
+      ],
+      {
+        cwd: REPO_ROOT,
+        encoding: 'utf8',
+      },
+    ).trim();
+    const again = await assembleImage({
+      rootfsTar: rootfs,
+      appDir: path.join(OUT, 'app'),
+      name: IMAGE,
+      out: path.join(OUT, 'again.tar'),
+      epoch: EPOCH,
+    });
+    assert.equal(again, digest);
+    assert.equal(
+      execFileSync('sha256sum', [path.join(OUT, 'again.tar')], { encoding: 'utf8' }).split(' ')[0],
+      execFileSync('sha256sum', [path.join(OUT, 'rtctl-oci.tar')], { encoding: 'utf8' }).split(' ')[0],
+    );
+  });
+
+  describe('under a private containerd', () => {
+    let containerd: Containerd | undefined;
+
+    before(async function () {
+      requirePrereqs(this, containerdPrereqs());
+      containerd = await startContainerd();
+      const imported = await containerd.ctr(['images', 'import', path.join(OUT, 'rtctl-oci.tar')]);
+      assert.equal(imported.code, 0, imported.stderr);
+    });
+
+    after(async () => {
+      await containerd?.stop();
+    });
+
+    it('imports with its digest and runs rtctl with Node 20', async () => {
+      assert.ok(containerd);
+      const images = await containerd.ctr(['images', 'ls']);
+      assert.ok(
+        images.stdout.split('\n').some((l) => l.startsWith(IMAGE) && l.includes(digest)),
+        images.stdout,
+      );
+      const r = await containerd.ctr([
+        'run',
+        '--rm',
+        '--read-only',
+        IMAGE,
+        'version-check',
+        'node',
+        '-e',
+        'process.stdout.write(process.version)',
+      ]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /^v20\./);
+      const help = await containerd.ctr([
+        'run',
+        '--rm',
+        '--read-only',
+        IMAGE,
+        'help-check',
+        'rtctl',
+        '--version',
+      ]);
+      assert.equal(help.code, 0, help.stderr);
+      assert.equal(help.stdout.trim(), '0.1.0');
+    });
+
+    it('the webhook runs from the image as the Deployment runs it and answers an AdmissionReview over HTTPS', async () => {
+      assert.ok(containerd);
+      const certs = createTestCertificates();
+      // The Deployment runs the webhook as uid 65532 with a read-only root; the Secret's files are readable to it.
+      for (const f of [certs.certFile, certs.keyFile]) chownSync(f, 65532, 65532);
+      chmodSync(certs.dir, 0o755);
+      const log = path.join(certs.dir, 'webhook.log');
+      const port = await freePort();
+      const run = await containerd.ctr([
+        'run',
+        '-d',
+        '--net-host',
+        '--read-only',
+        '--log-uri',
+        `file://${log}`,
+        '--mount',
+        `type=bind,src=${certs.dir},dst=/etc/rtctl/tls,options=rbind:ro`,
+        IMAGE,
+        'webhook-under-test',
+        'setpriv',
+        '--reuid=65532',
+        '--regid=65532',
+        '--clear-groups',
+        '--no-new-privs',
+        'rtctl',
+        'webhook',
+        'serve',
+        '--cert=/etc/rtctl/tls/tls.crt',
+        '--key=/etc/rtctl/tls/tls.key',
+        `--listen=127.0.0.1:${port}`,
+      ]);
+      assert.equal(run.code, 0, run.stderr);
+      const client = createTestClient(port, certs.caCert);
+      try {
+        let ready = false;
+        for (let i = 0; i < 300 && !ready; i++) {
+          ready = await client.request('GET', '/readyz', undefined, 2000).then(
+            (r) => r.status === 200,
+            () => false,
+          );
+          if (!ready) await sleep(100);
+        }
+        assert.ok(
+          ready,
+          `webhook in the image did not become ready on ${port} (Deployment port ${Ports.webhookHttps}):\n${readLog(log)}`,
+        );
+        const allow = createReview(policy('Block'));
+        const deny = createReview(policy('Nope'));
+        const ok = (await client.post('/validate', allow)).json as {
+          response: { uid: string; allowed: boolean };
+        };
+        const no = (await client.post('/validate', deny)).json as {
+          response: { uid: string; allowed: boolean; status: { message: string } };
+        };
+        assert.equal(ok.response.uid, (allow['request'] as { uid: string }).uid);
+        assert.equal(ok.response.allowed, true);
+        assert.equal(no.response.allowed, false);
+        assert.match(no.response.status.message, /RT2004/);
+      } finally {
+        client.close();
+        await containerd.removeContainer('webhook-under-test');
+        certs.cleanup();
+      }
+    });
+  });
+});
