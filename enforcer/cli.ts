@@ -1,24 +1,28 @@
 // Subcommands of the enforcer component: `rtctl enforcer run|relay|status`, `rtctl logs`, `rtctl probe`.
 import { Command, Option } from 'commander';
 import { get } from 'node:http';
-import { mkdirSync } from 'node:fs';
-import { pino, type Logger } from 'pino';
+import { chownSync, existsSync, mkdirSync } from 'node:fs';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import * as k8s from '@kubernetes/client-node';
 import {
   ConfigError,
-  parseListen,
+  parseAddressFlag,
+  parseGroupFlag,
   readEnforcerConfig,
   type EnforcerConfig,
   type EnforcerFlags,
 } from './config.js';
-import { DATA_PLANES, findDataPlane } from './data-planes.js';
-import { createEnforcer } from './enforcer.js';
+import { DATA_PLANES, findDataPlane, type DataPlaneFactory } from './data-planes.js';
+import { createEnforcer, type Enforcer } from './enforcer.js';
+import { alertRequestOptions, formatAlertAddress } from './alerts/alert-address.js';
 import { findEnforcementTarget } from '../compiler/enforcement/enforcement-table.js';
 import { createAlertHub } from './alerts/alert-hub.js';
 import { matchesAlertFilter, type AlertFilter } from './alerts/alert-filter.js';
-import { startAlertServer } from './alerts/alert-server.js';
-import { followAlerts } from './alerts/follow-alerts.js';
+import { startAlertServer, type AlertServer } from './alerts/alert-server.js';
+import { AlertStreamError, followAlerts } from './alerts/follow-alerts.js';
 import { formatAlert } from './alerts/format-alert.js';
+import { openAlertLog, type AlertLog } from './io/alert-log.js';
+import { readAlertLogTail } from './io/alert-log-tail.js';
 import { createContainerdLister } from './io/containerd-workloads.js';
 import { createDirectoryPolicySource } from './io/directory-policy-source.js';
 import { createInformerFeeds } from './io/kubernetes-informer-feeds.js';
@@ -31,13 +35,38 @@ import {
 import type { PolicySnapshot, PolicySource } from './policy-source.js';
 import { formatProbeReport, probeKernel } from './probe.js';
 
-/** Default address of the alert stream. */
-export const DEFAULT_ALERT_ADDRESS = '127.0.0.1:4280';
+/** Default state directory of the data planes and the alert socket. */
+export const DEFAULT_STATE_DIR = '/run/rtctl';
+
+/** Default address of the alert stream: a unix socket, reachable by root and the `--group`. */
+export const DEFAULT_ALERT_ADDRESS = `unix:${DEFAULT_STATE_DIR}/alerts.sock`;
+
+/** Alerts held in memory and replayed from the alert log on start. */
+const HUB_CAPACITY = 10000;
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
-function createLogger(): Logger {
-  return pino({ level: process.env['RTCTL_LOG_LEVEL'] ?? 'info' }, pino.destination(2));
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** Keys pino puts on every line; a log call's own field of the same name is renamed, never repeated. */
+const BASE_KEYS: Readonly<Record<string, string>> = { pid: 'targetPid', hostname: 'targetHostname' };
+
+/** The enforcer's logger: JSON lines on stderr (or the given destination), no key twice on a line. */
+export function createLogger(destination: DestinationStream = pino.destination(2)): Logger {
+  return pino(
+    {
+      level: process.env['RTCTL_LOG_LEVEL'] ?? 'info',
+      formatters: {
+        log(object) {
+          if (!Object.keys(BASE_KEYS).some((k) => k in object)) return object;
+          const out: Record<string, unknown> = {};
+          for (const [k, v] of Object.entries(object)) out[BASE_KEYS[k] ?? k] = v;
+          return out;
+        },
+      },
+    },
+    destination,
+  );
 }
 
 async function chooseDataPlane(name: string, logger: Logger): Promise<string> {
@@ -78,47 +107,94 @@ function createSource(config: EnforcerConfig, logger: Logger, preloaded?: Policy
   });
 }
 
+/** Creates the state directory (0750, the configured group) unless it exists. */
+function prepareStateDir(dir: string, gid: number | undefined): void {
+  if (existsSync(dir)) return;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o750 });
+    if (gid !== undefined) chownSync(dir, -1, gid);
+  } catch (err) {
+    throw new ConfigError(`--state-dir: cannot create ${dir}: ${messageOf(err)}`);
+  }
+}
+
 async function runEnforcer(flags: EnforcerFlags): Promise<void> {
   const config = readEnforcerConfig(flags);
   const logger = createLogger();
-  // A compiled table is validated before any data plane starts: a bad table leaves nothing running.
+  // Files this process and the helpers it starts create (logs, sockets) are not readable by others.
+  process.umask(0o027);
+  prepareStateDir(config.stateDir, config.gid);
+  // Everything that can fail on a user's mistake is checked before any data plane starts: a compiled
+  // table, the alert log, the alert socket.
   const preloaded =
     config.source.kind === 'rule-table' ? await readRuleTableSnapshot(config.source.file) : undefined;
-  mkdirSync(config.stateDir, { recursive: true });
-  const planeName = await chooseDataPlane(config.dataPlane, logger);
-  const factory = findDataPlane(planeName);
-  if (factory === undefined) throw new ConfigError(`unknown data plane ${planeName}`);
-  const plane = await factory.create({ stateDir: config.stateDir, logger });
-  const enforcementTarget = findEnforcementTarget(planeName);
-  if (enforcementTarget === undefined)
-    throw new Error(`data plane ${planeName} has no enforcement table column`);
-  const hub = createAlertHub();
-  const enforcer = createEnforcer({
-    source: createSource(config, logger, preloaded),
-    containers: createContainerdLister({
-      socket: config.containerdSocket,
-      namespace: config.containerdNamespace,
+  let log: AlertLog | undefined;
+  if (config.alertLog !== undefined) {
+    try {
+      log = openAlertLog({
+        path: config.alertLog,
+        maxBytes: config.alertLogMaxBytes,
+        maxFiles: config.alertLogFiles,
+        ...(config.gid !== undefined ? { gid: config.gid } : {}),
+        logger,
+      });
+    } catch (err) {
+      throw new ConfigError(`--alert-log: cannot open ${config.alertLog}: ${messageOf(err)}`);
+    }
+  }
+  let server: AlertServer | undefined;
+  let enforcer: Enforcer | undefined;
+  try {
+    const replay =
+      config.alertLog !== undefined
+        ? readAlertLogTail(config.alertLog, HUB_CAPACITY, { maxFiles: config.alertLogFiles })
+        : [];
+    const hub = createAlertHub(HUB_CAPACITY, replay);
+    try {
+      server = await startAlertServer({
+        hub,
+        listen: config.listen,
+        logger,
+        maxConnections: config.maxConnections,
+        ...(config.gid !== undefined ? { socketGid: config.gid } : {}),
+        status: () => (enforcer ? enforcer.status() : Promise.resolve(undefined)),
+      });
+    } catch (err) {
+      throw new ConfigError(`--listen ${formatAlertAddress(config.listen)}: ${messageOf(err)}`);
+    }
+    const planeName = await chooseDataPlane(config.dataPlane, logger);
+    const factory = findDataPlane(planeName);
+    if (factory === undefined) throw new ConfigError(`unknown data plane ${planeName}`);
+    const enforcementTarget = findEnforcementTarget(planeName);
+    if (enforcementTarget === undefined)
+      throw new Error(`data plane ${planeName} has no enforcement table column`);
+    const plane = await factory.create({ stateDir: config.stateDir, logger });
+    const starting = createEnforcer({
+      source: createSource(config, logger, preloaded),
+      containers: createContainerdLister({
+        socket: config.containerdSocket,
+        namespace: config.containerdNamespace,
+        logger,
+      }),
+      plane,
+      enforcementTarget,
+      hub,
+      clusterName: config.clusterName,
+      nodeName: config.nodeName,
+      nodeLabels: config.nodeLabels,
+      pollMs: config.pollMs,
       logger,
-    }),
-    plane,
-    enforcementTarget,
-    hub,
-    clusterName: config.clusterName,
-    nodeName: config.nodeName,
-    nodeLabels: config.nodeLabels,
-    pollMs: config.pollMs,
-    logger,
-    ...(config.alertLog !== undefined ? { alertLog: config.alertLog } : {}),
-  });
-  await enforcer.start();
-  const server = await startAlertServer({
-    hub,
-    host: config.listenHost,
-    port: config.listenPort,
-    logger,
-    status: () => enforcer.status(),
-  });
-  logger.info({ url: server.url, dataPlane: plane.name }, 'enforcer running; alert stream at /alerts');
+      ...(log !== undefined ? { alertLog: log } : {}),
+    });
+    await starting.start();
+    enforcer = starting;
+  } catch (err) {
+    // The enforcer released what it had started; close what was opened here.
+    await server?.close();
+    await log?.close();
+    throw err;
+  }
+  logger.info({ url: server.url }, 'enforcer running; alert stream at /alerts');
   process.stdout.write(`alerts: ${server.url}/alerts\n`);
   await new Promise<void>((resolve) => {
     const stop = (): void => resolve();
@@ -130,23 +206,42 @@ async function runEnforcer(flags: EnforcerFlags): Promise<void> {
   logger.info({ released: config.releaseOnExit }, 'enforcer stopped');
 }
 
-/** `rtctl enforcer stop`: attaches to what the data plane left in force (pins, helper) and releases it. */
+/**
+ * `rtctl enforcer stop`: releases what a stopped enforcer left in force (pins, helper). Needs root; starts
+ * nothing when nothing is in force.
+ */
 async function releaseDataPlane(flags: { dataPlane: string; stateDir: string }): Promise<void> {
+  if (typeof process.getuid === 'function' && process.getuid() !== 0) {
+    throw new ConfigError(
+      'enforcer stop: permission denied: releasing a data plane needs root (kernel marks and pinned programs)',
+    );
+  }
+  let candidates: DataPlaneFactory[] = DATA_PLANES;
+  if (flags.dataPlane !== 'auto') {
+    const one = findDataPlane(flags.dataPlane);
+    if (one === undefined) {
+      throw new ConfigError(
+        `--data-plane: unknown "${flags.dataPlane}" (known: auto, ${DATA_PLANES.map((p) => p.name).join(', ')})`,
+      );
+    }
+    candidates = [one];
+  }
   const logger = createLogger();
-  mkdirSync(flags.stateDir, { recursive: true });
-  const name = await chooseDataPlane(flags.dataPlane, logger);
-  const factory = findDataPlane(name);
-  if (factory === undefined) throw new ConfigError(`unknown data plane ${name}`);
-  const plane = await factory.create({ stateDir: flags.stateDir, logger });
-  await plane.start();
-  await plane.stop({ keepEnforcing: false });
-  process.stdout.write(`released the ${name} data plane\n`);
-}
-
-function toUrl(address: string): string {
-  if (/^https?:\/\//.test(address)) return address.replace(/\/+$/, '');
-  const { host, port } = parseListen(address);
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const context = { stateDir: flags.stateDir, logger };
+  let released = 0;
+  for (const factory of candidates) {
+    if (!(await factory.leftInForce(context))) continue;
+    const plane = await factory.create(context);
+    await plane.start();
+    await plane.stop({ keepEnforcing: false });
+    process.stdout.write(`released the ${factory.name} data plane\n`);
+    released++;
+  }
+  if (released === 0) {
+    process.stdout.write(
+      `nothing to release: no ${candidates.map((c) => c.name).join(' or ')} data plane is enforcing (state dir ${flags.stateDir})\n`,
+    );
+  }
 }
 
 interface LogsFlags {
@@ -165,7 +260,9 @@ async function runLogs(flags: LogsFlags): Promise<void> {
   if (flags.namespace !== undefined) filter.namespace = flags.namespace;
   const limit = flags.limit !== undefined ? Number(flags.limit) : Infinity;
   if (!(limit > 0)) throw new ConfigError('--limit: a positive number');
-  const servers = (flags.server.length > 0 ? flags.server : [DEFAULT_ALERT_ADDRESS]).map(toUrl);
+  const servers = (flags.server.length > 0 ? flags.server : [DEFAULT_ALERT_ADDRESS]).map((s) =>
+    formatAlertAddress(parseAddressFlag('--server', s)),
+  );
   const abort = new AbortController();
   let printed = 0;
   const onSignal = (): void => abort.abort();
@@ -183,7 +280,11 @@ async function runLogs(flags: LogsFlags): Promise<void> {
         if (printed >= limit) abort.abort();
       },
       onError: (message, server) => process.stderr.write(`rtctl logs: ${server}: ${message}; reconnecting\n`),
+      onNotice: (message, server) => process.stderr.write(`rtctl logs: ${server}: ${message}\n`),
     });
+  } catch (err) {
+    if (err instanceof AlertStreamError) throw new ConfigError(`logs: ${err.message}`);
+    throw err;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -192,40 +293,74 @@ async function runLogs(flags: LogsFlags): Promise<void> {
   }
 }
 
-async function runRelay(flags: { upstream: string[]; listen: string }): Promise<void> {
-  if (flags.upstream.length === 0) throw new ConfigError('give at least one --upstream');
+async function runRelay(flags: { upstream: string[]; listen: string; group?: string }): Promise<void> {
+  const upstreams = (flags.upstream.length > 0 ? flags.upstream : [DEFAULT_ALERT_ADDRESS]).map((u) =>
+    formatAlertAddress(parseAddressFlag('--upstream', u)),
+  );
+  const listen = parseAddressFlag('--listen', flags.listen);
+  const gid = flags.group !== undefined ? parseGroupFlag(flags.group) : undefined;
   const logger = createLogger();
-  const hub = createAlertHub();
-  const { host, port } = parseListen(flags.listen);
-  const server = await startAlertServer({ hub, host, port, logger });
+  const hub = createAlertHub(HUB_CAPACITY);
+  let server: AlertServer;
+  try {
+    server = await startAlertServer({
+      hub,
+      listen,
+      logger,
+      ...(gid !== undefined ? { socketGid: gid } : {}),
+    });
+  } catch (err) {
+    throw new ConfigError(`--listen ${formatAlertAddress(listen)}: ${messageOf(err)}`);
+  }
   process.stdout.write(`alerts: ${server.url}/alerts\n`);
   const abort = new AbortController();
   process.once('SIGTERM', () => abort.abort());
   process.once('SIGINT', () => abort.abort());
-  await followAlerts({
-    servers: flags.upstream.map(toUrl),
-    follow: true,
-    signal: abort.signal,
-    onAlert: (alert) => void hub.publish(alert),
-    onError: (message, upstream) => logger.warn({ upstream }, message),
-  });
-  await server.close();
+  try {
+    await followAlerts({
+      servers: upstreams,
+      follow: true,
+      signal: abort.signal,
+      onAlert: (alert) => void hub.publish(alert),
+      onError: (message, upstream) => logger.warn({ upstream }, message),
+      onNotice: (message, upstream) => logger.warn({ upstream }, message),
+    });
+  } catch (err) {
+    if (err instanceof AlertStreamError) throw new ConfigError(`relay: ${err.message}`);
+    throw err;
+  } finally {
+    await server.close();
+  }
 }
 
-async function fetchJson(url: string): Promise<unknown> {
+/** Largest /status document read. */
+const MAX_STATUS_BYTES = 4 * 1024 * 1024;
+
+async function fetchStatus(address: string): Promise<unknown> {
+  const target = parseAddressFlag('--server', address);
   return new Promise((resolve, reject) => {
-    get(url, (res) => {
+    get(alertRequestOptions(target, '/status'), (res) => {
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => {
-        try {
-          resolve(JSON.parse(body));
-        } catch (err) {
-          reject(err instanceof Error ? err : new Error(String(err)));
+      res.on('data', (c: string) => {
+        body += c;
+        if (body.length > MAX_STATUS_BYTES) {
+          res.destroy();
+          reject(new ConfigError(`${address}: /status larger than ${MAX_STATUS_BYTES} bytes`));
         }
       });
-    }).on('error', reject);
+      res.on('end', () => {
+        if (res.statusCode !== 200) {
+          reject(new ConfigError(`${address}: HTTP ${res.statusCode ?? 0} ${body.slice(0, 200).trim()}`));
+          return;
+        }
+        try {
+          resolve(JSON.parse(body));
+        } catch {
+          reject(new ConfigError(`${address}: /status is not JSON`));
+        }
+      });
+    }).on('error', (err) => reject(new ConfigError(`${address}: ${err.message}`)));
   });
 }
 
@@ -277,9 +412,16 @@ export function registerEnforcerCommands(program: Command): void {
     )
     .option('--containerd-socket <path>', 'containerd socket', '/run/containerd/containerd.sock')
     .option('--containerd-namespace <ns>', 'containerd namespace', 'k8s.io')
-    .option('--listen <host:port>', 'alert stream address', DEFAULT_ALERT_ADDRESS)
-    .option('--state-dir <dir>', 'sockets and logs of the data plane', '/run/rtctl')
+    .option(
+      '--listen <address>',
+      'alert stream: a unix socket path (default <state-dir>/alerts.sock) or host:port for TCP (opt-in, for the relay)',
+    )
+    .option('--group <group>', 'group (name or id) given the alert socket (0660) and alert log files (0640)')
+    .option('--max-connections <n>', 'open connections of the alert server at most', '256')
+    .option('--state-dir <dir>', 'sockets and logs of the data plane', DEFAULT_STATE_DIR)
     .option('--alert-log <file>', 'append every alert to this NDJSON file (and replay its tail on start)')
+    .option('--alert-log-max-bytes <size>', 'rotate the alert log at this size (bytes, or 64M, 1G)', '64M')
+    .option('--alert-log-files <n>', 'alert log files kept, the one being written included', '5')
     .option('--poll-ms <ms>', 'workload poll period', '1000')
     .option(
       '--release-on-exit',
@@ -294,23 +436,29 @@ export function registerEnforcerCommands(program: Command): void {
     .addOption(
       new Option('--data-plane <name>', 'data plane to release: auto, or one by name').default('auto'),
     )
-    .option('--state-dir <dir>', 'sockets and logs of the data plane', '/run/rtctl')
+    .option('--state-dir <dir>', 'sockets and logs of the data plane', DEFAULT_STATE_DIR)
     .action((flags: { dataPlane: string; stateDir: string }) => handleUsage(() => releaseDataPlane(flags)));
   enforcer
     .command('relay')
     .description('Follow several enforcers and serve their alerts as one stream')
-    .option('--upstream <address>', 'an enforcer (or relay) alert address (repeatable)', collect, [])
-    .option('--listen <host:port>', 'address to serve on', '127.0.0.1:4281')
-    .action((flags: { upstream: string[]; listen: string }) => handleUsage(() => runRelay(flags)));
+    .option(
+      '--upstream <address>',
+      `an enforcer (or relay) alert address: unix socket path or host:port (repeatable; default ${DEFAULT_ALERT_ADDRESS})`,
+      collect,
+      [],
+    )
+    .option('--listen <address>', 'address to serve on: host:port, or a unix socket path', '127.0.0.1:4281')
+    .option('--group <group>', 'group (name or id) given the unix socket (0660)')
+    .action((flags: { upstream: string[]; listen: string; group?: string }) =>
+      handleUsage(() => runRelay(flags)),
+    );
   enforcer
     .command('status')
     .description("Print a running enforcer's status as JSON")
     .option('--server <address>', 'enforcer alert address', DEFAULT_ALERT_ADDRESS)
     .action((flags: { server: string }) =>
       handleUsage(async () => {
-        process.stdout.write(
-          `${JSON.stringify(await fetchJson(`${toUrl(flags.server)}/status`), null, 2)}\n`,
-        );
+        process.stdout.write(`${JSON.stringify(await fetchStatus(flags.server), null, 2)}\n`);
       }),
     );
   program

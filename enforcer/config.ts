@@ -1,6 +1,10 @@
 // Configuration of `rtctl enforcer run`, read once from the command line and passed in.
 import { hostname } from 'node:os';
 import { parseListenAddress } from '../compiler/net/listen-address.js';
+import { join } from 'node:path';
+import { AlertAddressError, parseAlertAddress, type AlertAddress } from './alerts/alert-address.js';
+import { ALERT_LOG_DEFAULTS } from './io/alert-log.js';
+import { lookupGroupId } from './io/group-id.js';
 
 /** Where policies come from. */
 export type PolicySourceConfig =
@@ -18,10 +22,16 @@ export interface EnforcerConfig {
   nodeLabels: Record<string, string>;
   containerdSocket: string;
   containerdNamespace: string;
-  listenHost: string;
-  listenPort: number;
+  /** Alert stream address: a unix socket (default `<state-dir>/alerts.sock`) or TCP (opt-in). */
+  listen: AlertAddress;
+  /** Group id given the alert socket (0660) and the alert log files (0640); default the process's. */
+  gid?: number;
+  /** Open connections of the alert server at most. */
+  maxConnections: number;
   stateDir: string;
   alertLog?: string;
+  alertLogMaxBytes: number;
+  alertLogFiles: number;
   pollMs: number;
   /** On exit, stop enforcing too (default: the data plane keeps enforcing across restarts). */
   releaseOnExit: boolean;
@@ -39,9 +49,13 @@ export interface EnforcerFlags {
   nodeLabel: string[];
   containerdSocket: string;
   containerdNamespace: string;
-  listen: string;
+  listen?: string;
+  group?: string;
+  maxConnections?: string;
   stateDir: string;
   alertLog?: string;
+  alertLogMaxBytes?: string;
+  alertLogFiles?: string;
   pollMs: string;
   releaseOnExit?: boolean;
 }
@@ -56,8 +70,45 @@ export function parseListen(value: string): { host: string; port: number } {
   return parsed.value;
 }
 
+/** Parses an alert stream address (`--listen`, `--server`, `--upstream`); ConfigError names the flag. */
+export function parseAddressFlag(flag: string, value: string): AlertAddress {
+  try {
+    return parseAlertAddress(value);
+  } catch (err) {
+    if (err instanceof AlertAddressError) throw new ConfigError(`${flag}: ${err.message}`);
+    throw err;
+  }
+}
+
+/** The group id of `--group` (a name from /etc/group or a number). */
+export function parseGroupFlag(value: string, lookup = lookupGroupId): number {
+  const gid = lookup(value);
+  if (gid === undefined) throw new ConfigError(`--group: no group "${value}"`);
+  return gid;
+}
+
+/** Parses a size in bytes with an optional K, M or G (binary) suffix. */
+export function parseSize(flag: string, value: string): number {
+  const m = /^(\d{1,12})([KMG]i?B?)?$/i.exec(value.trim());
+  const unit = (m?.[2] ?? '').charAt(0).toUpperCase();
+  const n =
+    m?.[1] === undefined
+      ? NaN
+      : Number(m[1]) * (unit === 'K' ? 1024 : unit === 'M' ? 1024 ** 2 : unit === 'G' ? 1024 ** 3 : 1);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new ConfigError(`${flag}: a size in bytes such as 67108864 or 64M, got "${value}"`);
+  return n;
+}
+
+function parseCount(flag: string, value: string, min: number, max: number): number {
+  const n = /^\d{1,9}$/.test(value) ? Number(value) : NaN;
+  if (!(n >= min && n <= max))
+    throw new ConfigError(`${flag}: a whole number from ${min} to ${max}, got "${value}"`);
+  return n;
+}
+
 /** Builds the configuration from flags; throws ConfigError on a usage mistake. */
-export function readEnforcerConfig(flags: EnforcerFlags): EnforcerConfig {
+export function readEnforcerConfig(flags: EnforcerFlags, lookupGroup = lookupGroupId): EnforcerConfig {
   const sources = [flags.policyDir !== undefined, flags.kubernetes === true, flags.ruleTable !== undefined];
   if (sources.filter(Boolean).length !== 1) {
     throw new ConfigError(
@@ -80,7 +131,7 @@ export function readEnforcerConfig(flags: EnforcerFlags): EnforcerConfig {
   const pollMs = Number(flags.pollMs);
   if (!Number.isFinite(pollMs) || pollMs < 50)
     throw new ConfigError('--poll-ms: a number of milliseconds >= 50');
-  const { host, port } = parseListen(flags.listen);
+  const listen = parseAddressFlag('--listen', flags.listen ?? join(flags.stateDir, 'alerts.sock'));
   const config: EnforcerConfig = {
     source,
     dataPlane: flags.dataPlane,
@@ -89,12 +140,24 @@ export function readEnforcerConfig(flags: EnforcerFlags): EnforcerConfig {
     nodeLabels,
     containerdSocket: flags.containerdSocket,
     containerdNamespace: flags.containerdNamespace,
-    listenHost: host,
-    listenPort: port,
+    listen,
+    maxConnections:
+      flags.maxConnections === undefined
+        ? 256
+        : parseCount('--max-connections', flags.maxConnections, 1, 65536),
     stateDir: flags.stateDir,
+    alertLogMaxBytes:
+      flags.alertLogMaxBytes === undefined
+        ? ALERT_LOG_DEFAULTS.maxBytes
+        : parseSize('--alert-log-max-bytes', flags.alertLogMaxBytes),
+    alertLogFiles:
+      flags.alertLogFiles === undefined
+        ? ALERT_LOG_DEFAULTS.maxFiles
+        : parseCount('--alert-log-files', flags.alertLogFiles, 1, 1000),
     pollMs,
     releaseOnExit: flags.releaseOnExit === true,
   };
   if (flags.alertLog !== undefined) config.alertLog = flags.alertLog;
+  if (flags.group !== undefined) config.gid = parseGroupFlag(flags.group, lookupGroup);
   return config;
 }

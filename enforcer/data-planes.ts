@@ -3,6 +3,8 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { DataPlane } from './data-plane.js';
+import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
 import { BpfLsmPlane } from './bpf/bpf-lsm-plane.js';
 import { ConfigError } from './config.js';
 import { createFanotifyPlane } from './fanotify/fanotify-plane.js';
@@ -23,6 +25,8 @@ export interface DataPlaneFactory {
   /** Name of the `rtctl probe` check that must pass for `auto` to choose this plane. */
   probe: string;
   create(context: DataPlaneContext): Promise<DataPlane>;
+  /** Whether a previous run left this plane enforcing (`rtctl enforcer stop` releases only those). */
+  leftInForce(context: DataPlaneContext): Promise<boolean>;
 }
 
 /** The path of a prebuilt artifact a plane needs; a missing one is a usage error naming the build step. */
@@ -46,6 +50,16 @@ const fanotify: DataPlaneFactory = {
       }),
     );
   },
+  // The helper keeps enforcing while it listens on its socket.
+  leftInForce: ({ stateDir }) =>
+    new Promise((resolve) => {
+      const s = connect(join(stateDir, 'fanotify.sock'));
+      s.once('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once('error', () => resolve(false));
+    }),
 };
 
 const bpfLsm: DataPlaneFactory = {
@@ -58,6 +72,8 @@ const bpfLsm: DataPlaneFactory = {
       new BpfLsmPlane({ loaderPath: requireArtifact(NativeArtifact.bpfLoader, 'bpf-lsm') }),
     );
   },
+  // Programs and maps stay in force while pinned below the loader's default pin directory.
+  leftInForce: () => Promise.resolve(existsSync('/sys/fs/bpf/rtctl')),
 };
 
 /** All data planes, preferred first: BPF-LSM where a trial load works, fanotify elsewhere. */

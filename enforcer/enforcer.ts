@@ -1,7 +1,8 @@
 // The enforcer's control loop: policy source → workload identity → node state (rule table + policy sets)
 // → data plane; data-plane events → alert records → alert hub (and an optional NDJSON alert log).
 // Reconciles on every policy change and on a workload poll; applies a new state only when it differs.
-import { createWriteStream, existsSync, readFileSync, type WriteStream } from 'node:fs';
+// Start-up releases what it started when a later step fails: the data plane is stopped (and released
+// unless it was already enforcing a state kept from a previous run), the policy source closed.
 import type { Logger } from 'pino';
 import type { DataPlane, DataPlaneStats } from './data-plane.js';
 import type { EnforcementTarget } from '../compiler/enforcement/enforcement-table.js';
@@ -10,8 +11,9 @@ import {
   type PolicyEnforcement,
 } from '../compiler/enforcement/summarize-enforcement.js';
 import type { ContainerLister } from './io/containerd-workloads.js';
-import { buildAlertRecord, type AlertRecord } from './alerts/alert-record.js';
+import { buildAlertRecord } from './alerts/alert-record.js';
 import type { AlertHub } from './alerts/alert-hub.js';
+import type { AlertLog, AlertLogStats } from './io/alert-log.js';
 import { buildNodeState, type NodeState } from './node-state.js';
 import type { PolicySnapshot, PolicySource } from './policy-source.js';
 import { describeHost, type Workload } from './workload.js';
@@ -30,8 +32,8 @@ export interface EnforcerOptions {
   nodeLabels: Record<string, string>;
   /** Workload poll period, ms. */
   pollMs: number;
-  /** Append every alert here as NDJSON (and read the tail back on start). */
-  alertLog?: string;
+  /** Append every alert here as NDJSON (opened, and its tail replayed into the hub, by the caller). */
+  alertLog?: AlertLog;
   logger: Logger;
 }
 
@@ -48,6 +50,7 @@ export interface EnforcerStatus {
   stats: DataPlaneStats;
   /** Per policy: the rules the running plane enforces, audits only, or cannot enforce (docs/enforcement.md). */
   enforcement: PolicyEnforcement[];
+  alertLog?: AlertLogStats;
 }
 
 /** A running enforcer. */
@@ -60,23 +63,6 @@ export interface Enforcer {
   stop(options: { keepEnforcing: boolean }): Promise<void>;
 }
 
-/** Reads the last `max` alerts of an NDJSON alert log. */
-export function readAlertLogTail(path: string, max: number): AlertRecord[] {
-  if (!existsSync(path)) return [];
-  const lines = readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '');
-  const out: AlertRecord[] = [];
-  for (const l of lines.slice(-max)) {
-    try {
-      out.push(JSON.parse(l) as AlertRecord);
-    } catch {
-      // A line cut by a crash: skip it.
-    }
-  }
-  return out;
-}
-
 /** Creates the enforcer. */
 export function createEnforcer(options: EnforcerOptions): Enforcer {
   const { logger, plane } = options;
@@ -85,7 +71,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
   let generation = 0;
   let poll: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
-  let log: WriteStream | undefined;
+  const log = options.alertLog;
   let stopped = false;
   /** Every workload seen, so events of a workload that just left still get its identity. */
   const known = new Map<string, Workload>();
@@ -169,24 +155,39 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
       }
       const alert = buildAlertRecord(event, workload, context);
       const item = options.hub.publish(alert);
-      if (log) log.write(`${item.line}\n`, ack);
+      if (log) log.append(item.line, ack);
       else ack();
     }
   };
 
   return {
     async start() {
-      if (options.alertLog !== undefined) {
-        for (const a of readAlertLogTail(options.alertLog, 10000)) options.hub.publish(a);
-        log = createWriteStream(options.alertLog, { flags: 'a' });
+      try {
+        await plane.start();
+      } catch (err) {
+        await plane.stop({ keepEnforcing: true }).catch(() => undefined);
+        throw err;
       }
-      await plane.start();
-      generation = (await plane.enforced()).generation;
-      snapshot = await options.source.start((s) => {
-        snapshot = s;
-        void reconcile(false);
-      });
-      await reconcile();
+      let sourceStarted = false;
+      let inherited = 0;
+      try {
+        inherited = (await plane.enforced()).generation;
+        generation = inherited;
+        snapshot = await options.source.start((s) => {
+          snapshot = s;
+          void reconcile(false);
+        });
+        sourceStarted = true;
+        await reconcile();
+      } catch (err) {
+        // Leave nothing behind that this start began: a state kept from a previous run stays in force,
+        // a plane that was enforcing nothing before is released.
+        stopped = true;
+        logger.error({ err }, 'enforcer start failed; releasing what it started');
+        if (sourceStarted) await options.source.stop().catch(() => undefined);
+        await plane.stop({ keepEnforcing: inherited > 0 }).catch(() => undefined);
+        throw err;
+      }
       eventsDone = consumeEvents().catch((err: unknown) => logger.error({ err }, 'event stream failed'));
       poll = setInterval(() => void reconcile(), options.pollMs);
     },
@@ -216,6 +217,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
         enforcement: (snapshot?.ruleSet.policies ?? []).map((p) =>
           summarizeEnforcement(p, options.enforcementTarget),
         ),
+        ...(log ? { alertLog: log.stats() } : {}),
       };
     },
     async stop({ keepEnforcing }) {
@@ -225,7 +227,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
       await running;
       await plane.stop({ keepEnforcing });
       await eventsDone;
-      await new Promise<void>((resolve) => (log ? log.end(() => resolve()) : resolve()));
+      await log?.close();
     },
   };
 }

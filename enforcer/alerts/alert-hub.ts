@@ -1,5 +1,6 @@
 // In-memory alert hub: a bounded history with sequence numbers, and live subscribers. The stream server and
-// the relay both serve from a hub.
+// the relay both serve from a hub. The history is a ring of `capacity` alerts addressed by sequence number,
+// so a reader at any position costs nothing per follower (followers keep a cursor, not a queue).
 import { randomUUID } from 'node:crypto';
 import type { AlertRecord } from './alert-record.js';
 
@@ -7,6 +8,7 @@ import type { AlertRecord } from './alert-record.js';
 export interface SequencedAlert {
   seq: number;
   alert: AlertRecord;
+  /** The alert as one JSON line, without the newline. */
   line: string;
 }
 
@@ -17,28 +19,43 @@ export interface AlertHub {
   publish(alert: AlertRecord): SequencedAlert;
   /** Alerts with seq > after, from the history. */
   since(after: number): SequencedAlert[];
+  /** The held alert with this sequence number, if it is still held. */
+  at(seq: number): SequencedAlert | undefined;
+  /** Sequence number of the oldest alert held (`count() + 1` when none is held). */
+  firstHeld(): number;
+  /** Called after every publish, with the alert just published. */
   subscribe(listener: (a: SequencedAlert) => void): () => void;
-  /** Total published. */
+  /** Total published (the sequence number of the newest alert). */
   count(): number;
 }
 
 /** Creates a hub keeping the last `capacity` alerts. */
 export function createAlertHub(capacity = 10000, initial: readonly AlertRecord[] = []): AlertHub {
-  const history: SequencedAlert[] = [];
+  if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('hub capacity must be >= 1');
+  const ring: (SequencedAlert | undefined)[] = new Array<SequencedAlert | undefined>(capacity);
   const listeners = new Set<(a: SequencedAlert) => void>();
   let seq = 0;
+  const firstHeld = (): number => Math.max(1, seq - capacity + 1);
+  const at = (s: number): SequencedAlert | undefined =>
+    Number.isInteger(s) && s >= firstHeld() && s <= seq ? ring[s % capacity] : undefined;
   const hub: AlertHub = {
     streamId: randomUUID(),
     publish(alert) {
       const item = { seq: ++seq, alert, line: JSON.stringify(alert) };
-      history.push(item);
-      if (history.length > capacity) history.splice(0, history.length - capacity);
+      ring[item.seq % capacity] = item;
       for (const l of listeners) l(item);
       return item;
     },
     since(after) {
-      return history.filter((h) => h.seq > after);
+      const out: SequencedAlert[] = [];
+      for (let s = Math.max(after + 1, firstHeld()); s <= seq; s++) {
+        const item = ring[s % capacity];
+        if (item) out.push(item);
+      }
+      return out;
     },
+    at,
+    firstHeld,
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -1,107 +1,291 @@
-// The alert stream endpoint (docs/enforcer.md "Alert stream"): HTTP on a local address, NDJSON.
+// The alert stream endpoint (docs/enforcer.md "Alert stream"): HTTP over a unix socket (default) or TCP, NDJSON.
 //   GET /alerts?after=<seq>&follow=<0|1>   history after <seq>, then (follow=1, default) live alerts
 //       headers: X-Alert-Stream (hub id), X-Alert-First-Seq (seq of the first line sent)
 //   GET /status                            enforcer status as JSON (from the given callback)
 //   GET /healthz                           ok
+// Bounded under hostile clients: each follower is a cursor into the hub's history, written only while its
+// socket buffer holds less than `followerBufferBytes` (backpressure), so a follower that stops reading costs
+// one bounded buffer; one that falls more than `maxLag` alerts behind gets a final stream-end line
+// (stream-end.ts) and is disconnected. Connections, streams, header time and idle time are capped.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { chmodSync, chownSync, lstatSync, unlinkSync } from 'node:fs';
+import { connect, type AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { formatAlertAddress, type AlertAddress } from './alert-address.js';
 import type { AlertHub } from './alert-hub.js';
+import { formatStreamEnd } from './stream-end.js';
+
+/** What the server holds for its streams now (tests and /status read it). */
+export interface AlertServerStats {
+  connections: number;
+  streams: number;
+  /** Bytes waiting in each stream's socket buffer, largest first. */
+  bufferedBytes: number[];
+  /** Streams ended because their reader fell behind, since start. */
+  endedBehind: number;
+}
 
 /** A running alert server. */
 export interface AlertServer {
-  /** `http://host:port`. */
+  /** `http://host:port` or `unix:/path`. */
   url: string;
+  address: AlertAddress;
+  stats(): AlertServerStats;
   close(): Promise<void>;
 }
 
 /** Options. */
 export interface AlertServerOptions {
   hub: AlertHub;
-  host: string;
-  port: number;
+  listen: AlertAddress;
   logger: Logger;
+  /** The `/status` document; undefined while not ready (503). */
   status?: () => Promise<unknown>;
-  /** Keep-alive interval (an empty line), ms. */
+  /** Unix socket mode (default 0o660) and owning group id (default: the process's). */
+  socketMode?: number;
+  socketGid?: number;
+  /** Keep-alive interval (an empty line, sent only when nothing is waiting), ms. Default 15 000. */
   keepAliveMs?: number;
+  /** Open connections at most (more are closed on accept). Default 256. */
+  maxConnections?: number;
+  /** `/alerts` streams at most (more get 503). Default 64. */
+  maxStreams?: number;
+  /** A stream is not written while its socket buffer holds this many bytes. Default 256 KiB. */
+  followerBufferBytes?: number;
+  /** A follower more than this many alerts behind is disconnected with a stream-end line. Default 5 000. */
+  maxLag?: number;
+  /** A connection with no completed read or write for this long is closed. Default 60 000 ms. */
+  idleTimeoutMs?: number;
+  /** Time to receive a request's headers. Default 5 000 ms. */
+  headersTimeoutMs?: number;
 }
 
-function serveAlerts(req: IncomingMessage, res: ServerResponse, url: URL, options: AlertServerOptions): void {
-  const after = Number(url.searchParams.get('after') ?? '0');
+const DEFAULTS = {
+  keepAliveMs: 15000,
+  maxConnections: 256,
+  maxStreams: 64,
+  followerBufferBytes: 256 * 1024,
+  maxLag: 5000,
+  idleTimeoutMs: 60000,
+  headersTimeoutMs: 5000,
+};
+
+/** Most bytes written to a stream in one write call (lines are joined up to this). */
+const WRITE_BATCH_BYTES = 64 * 1024;
+
+interface Stream {
+  res: ServerResponse;
+}
+
+function serveAlerts(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  options: AlertServerOptions,
+  streams: Set<Stream>,
+  onBehind: () => void,
+): void {
+  const afterText = url.searchParams.get('after') ?? '0';
+  const after = /^\d{1,15}$/.test(afterText) ? Number(afterText) : NaN;
   const follow = url.searchParams.get('follow') !== '0';
-  if (!Number.isInteger(after) || after < 0) {
+  if (!Number.isSafeInteger(after)) {
     res
       .writeHead(400, { 'content-type': 'application/json' })
       .end('{"error":"after must be a non-negative integer"}\n');
     return;
   }
+  if (streams.size >= (options.maxStreams ?? DEFAULTS.maxStreams)) {
+    res
+      .writeHead(503, { 'content-type': 'application/json', 'retry-after': '5' })
+      .end('{"error":"too many alert streams; try again later"}\n');
+    return;
+  }
   const { hub } = options;
-  const past = hub.since(after);
+  const bufferBytes = options.followerBufferBytes ?? DEFAULTS.followerBufferBytes;
+  const maxLag = options.maxLag ?? DEFAULTS.maxLag;
+  // The cursor: the last sequence number written to this stream.
+  let cursor = Math.max(after, hub.firstHeld() - 1);
   res.writeHead(200, {
     'content-type': 'application/x-ndjson',
     'cache-control': 'no-store',
     'x-alert-stream': hub.streamId,
-    'x-alert-first-seq': String(past[0]?.seq ?? hub.count() + 1),
+    'x-alert-first-seq': String(cursor + 1),
   });
-  let last = after;
-  for (const a of past) {
-    res.write(`${a.line}\n`);
-    last = a.seq;
-  }
-  if (!follow) {
-    res.end();
-    return;
-  }
-  const unsubscribe = hub.subscribe((a) => {
-    if (a.seq <= last) return;
-    last = a.seq;
-    res.write(`${a.line}\n`);
-  });
-  const keepAlive = setInterval(() => res.write('\n'), options.keepAliveMs ?? 15000);
-  const done = (): void => {
+  const stream: Stream = { res };
+  streams.add(stream);
+  let ended = false;
+  let waitingDrain = false;
+
+  const finish = (): void => {
+    if (ended) return;
+    ended = true;
     clearInterval(keepAlive);
     unsubscribe();
+    streams.delete(stream);
   };
-  req.on('close', done);
-  res.on('error', done);
+  const endBehind = (): void => {
+    const missed = hub.count() - cursor;
+    finish();
+    onBehind();
+    options.logger.warn({ missed, resumeAfter: cursor }, 'alert follower fell behind; disconnected');
+    res.end(`${formatStreamEnd(missed, cursor)}\n`);
+    // A reader that does not read cannot take the final line: close it after a grace period.
+    setTimeout(() => res.destroy(), 5000).unref();
+  };
+  const pump = (): void => {
+    if (ended || waitingDrain) return;
+    const head = hub.count();
+    // Behind: too far back, or the next alert it needs is no longer held.
+    if (head - cursor > maxLag || (cursor < head && hub.at(cursor + 1) === undefined)) {
+      endBehind();
+      return;
+    }
+    while (cursor < head && res.writableLength < bufferBytes) {
+      let chunk = '';
+      while (cursor < head && chunk.length < WRITE_BATCH_BYTES) {
+        const item = hub.at(cursor + 1);
+        if (item === undefined) break;
+        chunk += `${item.line}\n`;
+        cursor = item.seq;
+      }
+      if (chunk === '') break;
+      if (!res.write(chunk)) break;
+    }
+    if (cursor < head || res.writableLength >= bufferBytes) {
+      waitingDrain = true;
+      res.once('drain', () => {
+        waitingDrain = false;
+        pump();
+      });
+      return;
+    }
+    if (!follow) {
+      finish();
+      res.end();
+    }
+  };
+  const unsubscribe = follow ? hub.subscribe(() => pump()) : (): boolean => true;
+  const keepAlive = setInterval(() => {
+    if (!ended && res.writableLength === 0) res.write('\n');
+  }, options.keepAliveMs ?? DEFAULTS.keepAliveMs);
+  keepAlive.unref();
+  req.on('close', finish);
+  res.on('close', finish);
+  res.on('error', finish);
+  pump();
+}
+
+/** Removes a stale unix socket left by a process that died; refuses a live one or a non-socket. */
+async function clearStaleSocket(path: string): Promise<void> {
+  let isSocket: boolean;
+  try {
+    isSocket = lstatSync(path).isSocket();
+  } catch {
+    return; // absent
+  }
+  if (!isSocket) throw new Error(`${path} exists and is not a socket`);
+  const live = await new Promise<boolean>((resolve) => {
+    const s = connect(path);
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+  if (live) throw new Error(`${path}: another process is serving alerts there`);
+  unlinkSync(path);
 }
 
 /** Starts the alert server. */
 export async function startAlertServer(options: AlertServerOptions): Promise<AlertServer> {
-  const server: Server = createServer((req, res) => {
-    try {
-      const url = new URL(req.url ?? '/', 'http://local');
-      if (req.method !== 'GET') {
-        res.writeHead(405).end();
-      } else if (url.pathname === '/alerts') {
-        serveAlerts(req, res, url, options);
-      } else if (url.pathname === '/healthz') {
-        res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
-      } else if (url.pathname === '/status' && options.status) {
-        options.status().then(
-          (s) => res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify(s)}\n`),
-          (err: unknown) => {
-            options.logger.error({ err }, 'status failed');
-            res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"internal error"}\n');
-          },
-        );
-      } else {
-        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}\n');
+  const streams = new Set<Stream>();
+  let endedBehind = 0;
+  let connections = 0;
+  const headersTimeout = options.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs;
+  const server: Server = createServer(
+    {
+      headersTimeout,
+      requestTimeout: headersTimeout,
+      keepAliveTimeout: 5000,
+      connectionsCheckingInterval: Math.min(1000, headersTimeout),
+      maxHeaderSize: 8192,
+    },
+    (req, res) => {
+      try {
+        const url = new URL(req.url ?? '/', 'http://local');
+        if (req.method !== 'GET') {
+          res.writeHead(405).end();
+        } else if (url.pathname === '/alerts') {
+          serveAlerts(req, res, url, options, streams, () => endedBehind++);
+        } else if (url.pathname === '/healthz') {
+          res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
+        } else if (url.pathname === '/status' && options.status) {
+          options.status().then(
+            (s) =>
+              s === undefined
+                ? res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"starting"}\n')
+                : res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify(s)}\n`),
+            (err: unknown) => {
+              options.logger.error({ err }, 'status failed');
+              res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"internal error"}\n');
+            },
+          );
+        } else {
+          res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}\n');
+        }
+      } catch (err) {
+        options.logger.error({ err, url: req.url }, 'alert server request failed');
+        if (!res.headersSent) res.writeHead(500).end();
+        else res.end();
       }
-    } catch (err) {
-      options.logger.error({ err, url: req.url }, 'alert server request failed');
-      if (!res.headersSent) res.writeHead(500).end();
-      else res.end();
-    }
+    },
+  );
+  server.maxConnections = options.maxConnections ?? DEFAULTS.maxConnections;
+  // Idle and stalled connections (a stream whose reader stopped completes no write) are closed.
+  server.timeout = options.idleTimeoutMs ?? DEFAULTS.idleTimeoutMs;
+  server.on('connection', (socket) => {
+    connections++;
+    socket.once('close', () => connections--);
   });
+  server.on('clientError', (_err, socket) => socket.destroy());
+  const { listen } = options;
+  if (listen.kind === 'unix') await clearStaleSocket(listen.path);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
+    if (listen.kind === 'unix') {
+      // Bind with no access for others, then open it to the owner and the group.
+      const umask = process.umask(0o177);
+      try {
+        server.listen(listen.path, () => resolve());
+      } finally {
+        process.umask(umask);
+      }
+    } else {
+      server.listen(listen.port, listen.host, () => resolve());
+    }
   });
-  const addr = server.address() as AddressInfo;
-  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  let address: AlertAddress = listen;
+  if (listen.kind === 'unix') {
+    try {
+      if (options.socketGid !== undefined) chownSync(listen.path, -1, options.socketGid);
+      chmodSync(listen.path, options.socketMode ?? 0o660);
+    } catch (err) {
+      server.close();
+      throw err;
+    }
+  } else {
+    const addr = server.address() as AddressInfo;
+    address = { kind: 'tcp', host: addr.address, port: addr.port };
+  }
   return {
-    url: `http://${host}:${addr.port}`,
+    url: formatAlertAddress(address),
+    address,
+    stats: () => ({
+      connections,
+      streams: streams.size,
+      bufferedBytes: [...streams].map((s) => s.res.writableLength).sort((a, b) => b - a),
+      endedBehind,
+    }),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

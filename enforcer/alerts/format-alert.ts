@@ -1,4 +1,8 @@
 // The readable form of an alert for `rtctl logs` without --json: one block per alert, one field per line.
+// Values come from workloads (file paths, process names, messages) and are escaped, so a path holding a
+// newline cannot forge a `Field: value` line, and control or bidirectional characters cannot rewrite the
+// terminal: `\` → `\\`, `\n` → `\n`, `\r` → `\r`, `\t` → `\t`, any other control, line-separator or bidi
+// character → `\u{XXXX}`.
 import type { AlertRecord } from './alert-record.js';
 
 const ORDER: readonly (keyof AlertRecord)[] = [
@@ -32,13 +36,27 @@ const ORDER: readonly (keyof AlertRecord)[] = [
   'Cwd',
 ];
 
+// C0 and C1 controls, DEL, line and paragraph separators, bidi embeddings, overrides and isolates, BOM.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const UNSAFE =
+  /[\\\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\ufeff]/gu;
+const NAMED: Readonly<Record<string, string>> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** A value on one line, with nothing the terminal would interpret. */
+export function escapeAlertValue(value: string): string {
+  return value.replace(
+    UNSAFE,
+    (c) => NAMED[c] ?? `\\u{${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}}`,
+  );
+}
+
 /** One alert as a text block ending with a blank line. */
 export function formatAlert(alert: AlertRecord): string {
-  const lines = [`== Alert ${alert.UpdatedTime} ==`];
+  const lines = [`== Alert ${escapeAlertValue(String(alert.UpdatedTime))} ==`];
   for (const key of ORDER) {
     const v = alert[key];
     if (v === undefined || v === '') continue;
-    lines.push(`${key}: ${String(v)}`);
+    lines.push(`${key}: ${escapeAlertValue(String(v))}`);
   }
   return `${lines.join('\n')}\n\n`;
 }

@@ -18,7 +18,7 @@ describe('enforcer configuration', () => {
     const c = readEnforcerConfig({ ...base, policyDir: '/p', nodeName: 'n1', nodeLabel: ['zone=a'] });
     assert.deepEqual(c.source, { kind: 'directory', dir: '/p' });
     assert.deepEqual(c.nodeLabels, { 'kubernetes.io/hostname': 'n1', zone: 'a' });
-    assert.equal(c.listenPort, 4280);
+    assert.deepEqual(c.listen, { kind: 'tcp', host: '127.0.0.1', port: 4280 });
     assert.equal(c.releaseOnExit, false);
   });
 

@@ -59,7 +59,12 @@ describe('alert stream (HTTP NDJSON on loopback)', function () {
   this.timeout(60000);
   const servers: AlertServer[] = [];
   const start = async (hub: AlertHub, port = 0): Promise<AlertServer> => {
-    const s = await startAlertServer({ hub, host: '127.0.0.1', port, logger, keepAliveMs: 100 });
+    const s = await startAlertServer({
+      hub,
+      listen: { kind: 'tcp', host: '127.0.0.1', port },
+      logger,
+      keepAliveMs: 100,
+    });
     servers.push(s);
     return s;
   };

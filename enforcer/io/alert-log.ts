@@ -1,0 +1,167 @@
+// The alert log (`rtctl enforcer run --alert-log FILE`): every alert appended as one NDJSON line, written in
+// batches, rotated by size into FILE.1 … FILE.<files-1> (the oldest removed), created with mode 0640 and an
+// optional group. Opened synchronously so that a bad path is a start-up error, before any data plane runs.
+import {
+  closeSync,
+  existsSync,
+  fchmodSync,
+  fchownSync,
+  fstatSync,
+  openSync,
+  renameSync,
+  unlinkSync,
+  write,
+} from 'node:fs';
+import type { Logger } from 'pino';
+
+/** Options of the alert log. */
+export interface AlertLogOptions {
+  path: string;
+  /** Rotate when the file would pass this size (default 64 MiB). */
+  maxBytes?: number;
+  /** Files kept, the one being written included (default 5): FILE, FILE.1 … FILE.<files-1>. */
+  maxFiles?: number;
+  /** File mode (default 0o640). */
+  mode?: number;
+  /** Group id owning the files (default: the process's). */
+  gid?: number;
+  logger: Logger;
+}
+
+/** What the log did (for /status). */
+export interface AlertLogStats {
+  path: string;
+  bytes: number;
+  rotations: number;
+  /** Batches that could not be written (the alerts were still published on the stream). */
+  writeErrors: number;
+}
+
+/** An open alert log. */
+export interface AlertLog {
+  /** Appends one line (no newline); `onWritten` runs once it is written (or its write failed, counted). */
+  append(line: string, onWritten?: () => void): void;
+  stats(): AlertLogStats;
+  /** Writes what is pending and closes the file. */
+  close(): Promise<void>;
+}
+
+/** Defaults of the alert log. */
+export const ALERT_LOG_DEFAULTS = { maxBytes: 64 * 1024 * 1024, maxFiles: 5, mode: 0o640 } as const;
+
+/** The names of the files of a log, newest first: FILE, FILE.1, …, FILE.<files-1>. */
+export function alertLogFiles(path: string, maxFiles: number): string[] {
+  return Array.from({ length: Math.max(1, maxFiles) }, (_, i) => (i === 0 ? path : `${path}.${i}`));
+}
+
+/** Opens (creating) the log; throws the file system's error (ENOENT, EACCES, …) at once. */
+export function openAlertLog(options: AlertLogOptions): AlertLog {
+  const maxBytes = options.maxBytes ?? ALERT_LOG_DEFAULTS.maxBytes;
+  const maxFiles = options.maxFiles ?? ALERT_LOG_DEFAULTS.maxFiles;
+  const mode = options.mode ?? ALERT_LOG_DEFAULTS.mode;
+  const { path, logger } = options;
+  const openFile = (): number => {
+    const fd = openSync(path, 'a', mode);
+    try {
+      // An existing file keeps the mode it was created with: set ours.
+      fchmodSync(fd, mode);
+      if (options.gid !== undefined) fchownSync(fd, -1, options.gid);
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
+    return fd;
+  };
+  let fd = openFile();
+  let bytes = fstatSync(fd).size;
+  let rotations = 0;
+  let writeErrors = 0;
+  let pending: string[] = [];
+  let callbacks: (() => void)[] = [];
+  let writing = false;
+  let scheduled = false;
+  let closed = false;
+  let idle: (() => void)[] = [];
+
+  const rotate = (): void => {
+    closeSync(fd);
+    const files = alertLogFiles(path, maxFiles);
+    const oldest = files[files.length - 1];
+    if (oldest !== undefined && existsSync(oldest)) unlinkSync(oldest);
+    for (let i = files.length - 2; i >= 0; i--) {
+      const from = files[i];
+      const to = files[i + 1];
+      if (from !== undefined && to !== undefined && existsSync(from)) renameSync(from, to);
+    }
+    fd = openFile();
+    bytes = 0;
+    rotations++;
+    logger.info({ path, rotations }, 'alert log rotated');
+  };
+
+  const writeAll = (buf: Buffer, offset: number, done: (err: Error | null) => void): void => {
+    write(fd, buf, offset, buf.length - offset, null, (err, n) => {
+      if (err) done(err);
+      else if (offset + n < buf.length) writeAll(buf, offset + n, done);
+      else done(null);
+    });
+  };
+
+  const flush = (): void => {
+    scheduled = false;
+    if (writing) return;
+    if (pending.length === 0) {
+      for (const f of idle.splice(0)) f();
+      return;
+    }
+    const buf = Buffer.from(`${pending.join('\n')}\n`);
+    const done = callbacks;
+    pending = [];
+    callbacks = [];
+    writing = true;
+    try {
+      if (bytes > 0 && bytes + buf.length > maxBytes) rotate();
+    } catch (err) {
+      writeErrors++;
+      logger.error({ err, path }, 'alert log rotation failed; writing on');
+    }
+    writeAll(buf, 0, (err) => {
+      writing = false;
+      if (err) {
+        writeErrors++;
+        logger.error(
+          { err, path, lines: done.length },
+          'alert log write failed; those alerts are only on the stream',
+        );
+      } else bytes += buf.length;
+      for (const f of done) f();
+      flush();
+    });
+  };
+
+  return {
+    append(line, onWritten) {
+      if (closed) {
+        onWritten?.();
+        return;
+      }
+      pending.push(line);
+      if (onWritten) callbacks.push(onWritten);
+      if (!scheduled && !writing) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+    stats: () => ({ path, bytes, rotations, writeErrors }),
+    async close() {
+      if (closed) return;
+      await new Promise<void>((resolve) => {
+        idle.push(resolve);
+        if (!writing && !scheduled) flush();
+      });
+      closed = true;
+      idle = [];
+      closeSync(fd);
+    },
+  };
+}
