@@ -37,8 +37,8 @@ const ORDER: readonly (keyof AlertRecord)[] = [
 ];
 
 // C0 and C1 controls, DEL, line and paragraph separators, bidi embeddings, overrides and isolates, BOM.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const UNSAFE =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
   /[\\\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\ufeff]/gu;
 const NAMED: Readonly<Record<string, string>> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
