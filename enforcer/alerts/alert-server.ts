@@ -133,13 +133,14 @@ function serveAlerts(
     setTimeout(() => res.destroy(), 5000).unref();
   };
   const pump = (): void => {
-    if (ended || waitingDrain) return;
+    if (ended) return;
     const head = hub.count();
     // Behind: too far back, or the next alert it needs is no longer held.
     if (head - cursor > maxLag || (cursor < head && hub.at(cursor + 1) === undefined)) {
       endBehind();
       return;
     }
+    if (waitingDrain) return;
     while (cursor < head && res.writableLength < bufferBytes) {
       let chunk = '';
       while (cursor < head && chunk.length < WRITE_BATCH_BYTES) {
