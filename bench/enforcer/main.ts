@@ -2,9 +2,12 @@
 //  - open()+close() and exec loops inside a container with 1 000 rules loaded, against the same loops with
 //    no enforcer, in the same run (ratios);
 //  - policy-change-to-enforced latency through `rtctl enforcer run` over a policy directory;
-//  - alerts per second through the plane with an Audit rule, and the count of events lost unreported.
+//  - alerts per second through the plane with an Audit rule, and the count of events lost unreported;
+//  - the enforcer's peak RSS (`rssMaxMB`, VmHWM) under an alert flood through `rtctl enforcer run` with 20
+//    followers that never read their stream.
 // Run as root: `node --import tsx bench/enforcer/main.ts [--out bench/results/enforcer.json]`.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -201,6 +204,8 @@ async function main(): Promise<void> {
       '200',
     ]);
     const latencies: number[] = [];
+    let rssMaxMB = 0;
+    let floodAlerts = 0;
     try {
       await sleep(1500);
       for (let round = 0; round < 3; round++) {
@@ -232,6 +237,31 @@ async function main(): Promise<void> {
           latencies.push(Date.now() - t0);
         }
       }
+      // Alert flood with 20 followers that never read: the enforcer's peak RSS.
+      writeFileSync(
+        join(policyDir, 'flood.yaml'),
+        'apiVersion: security.runtime.com/v1\nkind: RuntimePolicy\nmetadata:\n  name: flood-audit\n  namespace: bench\nspec:\n  selector:\n    matchLabels:\n      app: bench\n  file:\n    matchDirectories:\n    - dir: /data/\n  action: Audit\n',
+      );
+      await sleep(1500);
+      const { port } = new URL(enforcer.url);
+      const followers: Socket[] = Array.from({ length: 20 }, () => {
+        const s = connect(Number(port), '127.0.0.1');
+        s.write('GET /alerts?after=0&follow=1 HTTP/1.1\r\nHost: x\r\n\r\n');
+        s.pause();
+        s.on('error', () => undefined);
+        return s;
+      });
+      const pid = enforcer.child.pid ?? 0;
+      const hwm = (): number => {
+        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+        return m?.[1] ? Number(m[1]) / 1024 : 0;
+      };
+      const before = (await fetchAlerts(enforcer.url)).length;
+      await timeExec(cd, c.id, `i=0; while [ $i -lt ${ALERT_LOOPS} ]; do ${openBody}; i=$((i+1)); done`);
+      await sleep(2000);
+      rssMaxMB = hwm();
+      floodAlerts = (await fetchAlerts(enforcer.url)).length - before;
+      for (const s of followers) s.destroy();
     } finally {
       await enforcer.kill('SIGTERM');
       await stopHelper(join(stateDir, 'fanotify.sock'));
@@ -260,6 +290,8 @@ async function main(): Promise<void> {
         unreportedLoss: ALERT_LOOPS - received - alertStats.dropped,
         perSecond: received / alertSeconds,
       },
+      rssMaxMB,
+      flood: { followers: 20, opens: ALERT_LOOPS, alertsHeldAfter: floodAlerts },
     };
     const json = `${JSON.stringify(result, null, 2)}\n`;
     process.stdout.write(json);
