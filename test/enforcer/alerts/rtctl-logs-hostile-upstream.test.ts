@@ -63,7 +63,7 @@ describe('rtctl logs against hostile upstreams', function () {
         fc.string({ unit: 'binary', maxLength: 60 }),
         fc.string({ maxLength: 20 }),
         (resource, tags) => {
-          const text = formatAlert({ ...ALERT, Resource: resource, Tags: tags } as AlertRecord);
+          const text = formatAlert({ ...ALERT, Resource: resource, Tags: tags });
           const lines = text.split('\n');
           // Header, one line per non-empty field, then the blank line and the empty string after it.
           const fields = 4 + (resource === '' ? 0 : 1) + (tags === '' ? 0 : 1);
@@ -71,6 +71,7 @@ describe('rtctl logs against hostile upstreams', function () {
           for (const l of lines.slice(1, -2)) assert.match(l, /^[A-Za-z]+: /);
           assert.doesNotMatch(
             text.replace(/\n/g, ''),
+            // eslint-disable-next-line no-control-regex -- no control character may be left
             /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/,
           );
         },
