@@ -49,6 +49,50 @@ describe('enforcer configuration', () => {
     });
   }
 
+  it('serves alerts on a unix socket in the state directory unless TCP is asked for', () => {
+    const noListen: EnforcerFlags = { ...base, policyDir: '/p' };
+    delete noListen.listen;
+    assert.deepEqual(readEnforcerConfig(noListen).listen, {
+      kind: 'unix',
+      path: '/run/rtctl/alerts.sock',
+    });
+    assert.deepEqual(readEnforcerConfig({ ...base, policyDir: '/p', listen: 'unix:/s/a.sock' }).listen, {
+      kind: 'unix',
+      path: '/s/a.sock',
+    });
+  });
+
+  it('reads the group, alert log rotation and connection cap', () => {
+    const c = readEnforcerConfig(
+      {
+        ...base,
+        policyDir: '/p',
+        group: 'rtctl',
+        alertLogMaxBytes: '8M',
+        alertLogFiles: '3',
+        maxConnections: '9',
+      },
+      (g) => (g === 'rtctl' ? 990 : undefined),
+    );
+    assert.equal(c.gid, 990);
+    assert.equal(c.alertLogMaxBytes, 8 * 1024 * 1024);
+    assert.equal(c.alertLogFiles, 3);
+    assert.equal(c.maxConnections, 9);
+    const bad: [Partial<EnforcerFlags>, RegExp][] = [
+      [{ group: 'nope' }, /--group: no group "nope"/],
+      [{ alertLogMaxBytes: '0' }, /--alert-log-max-bytes/],
+      [{ alertLogFiles: '0' }, /--alert-log-files/],
+      [{ maxConnections: 'many' }, /--max-connections/],
+      [{ listen: 'unix:relative' }, /--listen: .*absolute path/],
+    ];
+    for (const [flags, message] of bad) {
+      assert.throws(
+        () => readEnforcerConfig({ ...base, policyDir: '/p', ...flags }, () => undefined),
+        (e: unknown) => e instanceof ConfigError && message.test(e.message),
+      );
+    }
+  });
+
   it('parses listen addresses', () => {
     assert.deepEqual(parseListen('0.0.0.0:80'), { host: '0.0.0.0', port: 80 });
     assert.deepEqual(parseListen('[::1]:4280'), { host: '::1', port: 4280 });
