@@ -23,7 +23,12 @@ import {
   type Containerd,
   type TestContainer,
 } from '../../test/enforcer/support/containerd.js';
-import { startEnforcer, fetchAlerts, stopHelper } from '../../test/enforcer/support/enforcer-process.js';
+import {
+  startEnforcer,
+  fetchAlerts,
+  getJson,
+  stopHelper,
+} from '../../test/enforcer/support/enforcer-process.js';
 
 const OPEN_LOOPS = 20000;
 const EXEC_LOOPS = 1000;
@@ -206,6 +211,7 @@ async function main(): Promise<void> {
     const latencies: number[] = [];
     let rssMaxMB = 0;
     let floodAlerts = 0;
+    let rssBeforeFloodMB = 0;
     try {
       await sleep(1500);
       for (let round = 0; round < 3; round++) {
@@ -256,11 +262,15 @@ async function main(): Promise<void> {
         const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
         return m?.[1] ? Number(m[1]) / 1024 : 0;
       };
-      const before = (await fetchAlerts(enforcer.url)).length;
+      const published = async (): Promise<number> =>
+        (await getJson<{ alerts: number }>(`${enforcer.url}/status`)).alerts;
+      const before = await published();
+      const rssBefore = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      rssBeforeFloodMB = rssBefore?.[1] ? Number(rssBefore[1]) / 1024 : 0;
       await timeExec(cd, c.id, `i=0; while [ $i -lt ${ALERT_LOOPS} ]; do ${openBody}; i=$((i+1)); done`);
       await sleep(2000);
       rssMaxMB = hwm();
-      floodAlerts = (await fetchAlerts(enforcer.url)).length - before;
+      floodAlerts = (await published()) - before;
       for (const s of followers) s.destroy();
     } finally {
       await enforcer.kill('SIGTERM');
@@ -291,7 +301,7 @@ async function main(): Promise<void> {
         perSecond: received / alertSeconds,
       },
       rssMaxMB,
-      flood: { followers: 20, opens: ALERT_LOOPS, alertsHeldAfter: floodAlerts },
+      flood: { followers: 20, opens: ALERT_LOOPS, alertsPublished: floodAlerts, rssBeforeFloodMB },
     };
     const json = `${JSON.stringify(result, null, 2)}\n`;
     process.stdout.write(json);
