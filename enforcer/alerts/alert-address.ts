@@ -1,6 +1,7 @@
 // Where an alert stream is served and reached: a unix socket (the default: access by file permissions) or
 // TCP (opt-in, for the relay). Text forms: `unix:/run/rtctl/alerts.sock` or any absolute path for a unix
-// socket; `host:port`, `[v6]:port` or `http://host:port` for TCP.
+// socket; `host:port`, `[v6]:port`, a bare port or `http://host:port` for TCP (compiler/net/listen-address.ts).
+import { parseListenAddress } from '../../compiler/net/listen-address.js';
 
 /** An alert stream address. */
 export type AlertAddress = { kind: 'unix'; path: string } | { kind: 'tcp'; host: string; port: number };
@@ -20,13 +21,10 @@ export function parseAlertAddress(text: string): AlertAddress {
     return { kind: 'unix', path };
   }
   const bare = /^https?:\/\//.test(text) ? text.replace(/^https?:\/\//, '').replace(/\/+$/, '') : text;
-  const i = bare.lastIndexOf(':');
-  const host = i > 0 ? bare.slice(0, i).replace(/^\[|\]$/g, '') : '127.0.0.1';
-  const portText = i >= 0 ? bare.slice(i + 1) : bare;
-  const port = /^\d{1,5}$/.test(portText) ? Number(portText) : NaN;
-  if (!Number.isInteger(port) || port > 65535 || host === '')
-    throw new AlertAddressError(`"${text}" is neither a unix socket path nor host:port`);
-  return { kind: 'tcp', host, port };
+  const parsed = parseListenAddress(bare, { defaultHost: '127.0.0.1', hostNames: true });
+  if (!parsed.ok)
+    throw new AlertAddressError(`"${text}" is neither a unix socket path nor host:port (${parsed.error})`);
+  return { kind: 'tcp', host: parsed.value.host, port: parsed.value.port };
 }
 
 /** The address as text: `unix:<path>` or `http://host:port`. */
