@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
+import { EnforcementTarget } from '../../compiler/enforcement/enforcement-table.js';
 import { createAlertHub } from '../../enforcer/alerts/alert-hub.js';
 import { createLogger } from '../../enforcer/cli.js';
 import type { DataPlane, DataPlaneEvent } from '../../enforcer/data-plane.js';
@@ -101,6 +102,7 @@ describe('enforcer start-up failures and release', function () {
         source: failingSource,
         containers: { list: () => Promise.resolve([]) },
         plane,
+        enforcementTarget: EnforcementTarget.Fanotify,
         hub: createAlertHub(10),
         clusterName: 'c',
         nodeName: 'n',
