@@ -2,8 +2,11 @@
 // mmdebstrap) and the application tree (node, rtctl, native tools). Deterministic: tar entries sorted, owned
 // by root, timestamps set to SOURCE_DATE_EPOCH, gzip without name or time, JSON with fixed key order; the
 // same inputs give the same digest. The archive is an OCI image layout in a tar, as `ctr images import` reads.
+// Variants share both layers and differ only in the image config: `rtctl` (every component, Entrypoint rtctl)
+// and `imds` (the IMDS service alone: `rtctl imds serve` on 0.0.0.0:8080 as uid 65532).
 //
 // Usage: node --import tsx image/assemble-oci.ts --rootfs <tar> --app <dir> --name <repo:tag> --out <tar>
+//        [--variant rtctl|imds]
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -29,6 +32,42 @@ interface Blob {
 
 interface Layer extends Blob {
   diffId: string;
+}
+
+/** The image variants: same layers, different config. */
+export const IMAGE_VARIANTS = ['rtctl', 'imds'] as const;
+export type ImageVariant = (typeof IMAGE_VARIANTS)[number];
+
+/** The port the IMDS image's metadata service listens on (0.0.0.0; unprivileged, so uid 65532 can bind it). */
+export const IMDS_IMAGE_PORT = 8080;
+
+const PATH_ENV = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** The `config` of the image config for a variant (Entrypoint, Cmd, user, ports, labels). */
+export function imageRunConfig(variant: ImageVariant): Record<string, unknown> {
+  if (variant === 'rtctl')
+    return {
+      Entrypoint: ['/usr/local/bin/rtctl'],
+      Env: [PATH_ENV, 'NODE_ENV=production'],
+      WorkingDir: '/',
+      Labels: { 'org.opencontainers.image.title': 'rtctl' },
+    };
+  // The management endpoint stays on the container's loopback (its default 127.0.0.1:9180): reach it with
+  // `docker exec <c> rtctl imds trigger ...`, which finds the token file through the same XDG_RUNTIME_DIR.
+  return {
+    User: '65532:65532',
+    Entrypoint: ['/usr/local/bin/rtctl', 'imds', 'serve'],
+    Cmd: ['--listen', `0.0.0.0:${IMDS_IMAGE_PORT}`],
+    Env: [PATH_ENV, 'NODE_ENV=production', 'XDG_RUNTIME_DIR=/tmp', 'HOME=/tmp'],
+    WorkingDir: '/',
+    ExposedPorts: { [`${IMDS_IMAGE_PORT}/tcp`]: {} },
+    StopSignal: 'SIGTERM',
+    Labels: {
+      'org.opencontainers.image.title': 'rtctl-imds',
+      'org.opencontainers.image.description':
+        'The rtctl instance metadata service emulator alone (rtctl imds serve), for tests',
+    },
+  };
 }
 
 /** Flags of GNU tar that make an archive depend only on the files' contents, names and modes. */
@@ -88,6 +127,8 @@ export async function assembleImage(options: {
   name: string;
   out: string;
   epoch: number;
+  /** Which image config (default `rtctl`); the layers are the same for every variant. */
+  variant?: ImageVariant;
 }): Promise<string> {
   const work = mkdtempSync(path.join(tmpdir(), 'rtctl-oci-'));
   try {
@@ -101,12 +142,7 @@ export async function assembleImage(options: {
       created,
       architecture: 'amd64',
       os: 'linux',
-      config: {
-        Entrypoint: ['/usr/local/bin/rtctl'],
-        Env: ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'NODE_ENV=production'],
-        WorkingDir: '/',
-        Labels: { 'org.opencontainers.image.title': 'rtctl' },
-      },
+      config: imageRunConfig(options.variant ?? 'rtctl'),
       rootfs: { type: 'layers', diff_ids: layers.map((l) => l.diffId) },
       history: [
         { created, created_by: 'mmdebstrap --variant=minbase (image/rootfs.sh)' },
@@ -162,12 +198,20 @@ if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
       app: { type: 'string' },
       name: { type: 'string', default: 'rtctl:0.1.0' },
       out: { type: 'string' },
+      variant: { type: 'string', default: 'rtctl' },
     },
   });
+  const variant = IMAGE_VARIANTS.find((v) => v === values.variant);
   const epoch = Number(process.env['SOURCE_DATE_EPOCH']);
-  if (values.rootfs === undefined || values.app === undefined || values.out === undefined || !(epoch > 0)) {
+  if (
+    values.rootfs === undefined ||
+    values.app === undefined ||
+    values.out === undefined ||
+    !(epoch > 0) ||
+    variant === undefined
+  ) {
     process.stderr.write(
-      'usage: SOURCE_DATE_EPOCH=<s> assemble-oci.ts --rootfs <tar> --app <dir> --out <tar>\n',
+      'usage: SOURCE_DATE_EPOCH=<s> assemble-oci.ts --rootfs <tar> --app <dir> --out <tar> [--variant rtctl|imds]\n',
     );
     process.exit(2);
   }
@@ -177,6 +221,7 @@ if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
     name: values.name,
     out: values.out,
     epoch,
+    variant,
   });
   process.stdout.write(`${digest}\n`);
 }

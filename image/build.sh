@@ -6,14 +6,24 @@
 #            loader and object into dist/native/ with Debian's toolchain), with its production node_modules.
 # Reproducible: SOURCE_DATE_EPOCH (default: the commit time) fixes every timestamp; same inputs, same digest.
 # Output: build/image/rtctl-oci.tar (for `ctr images import`) and build/image/digest.
-# Environment: RTCTL_IMAGE_CACHE (default ~/.cache/rtctl/image), RTCTL_IMAGE_NAME (default rtctl:<version>).
+# `sh image/build.sh imds` (`npm run image:imds`): the IMDS service alone, the same two layers with another
+# config (Entrypoint `rtctl imds serve`, listening on 0.0.0.0:8080, uid 65532): build/image/rtctl-imds-oci.tar
+# and build/image/imds-digest, named rtctl-imds:<version>.
+# Environment: RTCTL_IMAGE_CACHE (default ~/.cache/rtctl/image), RTCTL_IMAGE_NAME (default rtctl:<version>,
+# rtctl-imds:<version> for imds).
 set -eu
+variant=${1:-rtctl}
+case "$variant" in
+  rtctl) prefix=rtctl; archive=rtctl-oci.tar; digest_file=digest ;;
+  imds) prefix=rtctl-imds; archive=rtctl-imds-oci.tar; digest_file=imds-digest ;;
+  *) echo "image: unknown variant $variant (rtctl or imds)" >&2; exit 2 ;;
+esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 NODE_VERSION=20.20.2
 NODE_INTEGRITY=sha512-PeHQM8wAdmHtZA1mBocygZxs5LiUWtsJezQTkBd0iY987KpGrD1O2tVEydvMZiuXceRanxt7rjTnDEBwOPujoQ==
 version=$(node -p 'require("./package.json").version')
-name=${RTCTL_IMAGE_NAME:-rtctl:$version}
+name=${RTCTL_IMAGE_NAME:-$prefix:$version}
 cache=${RTCTL_IMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rtctl/image}
 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct)}
 export SOURCE_DATE_EPOCH
@@ -49,6 +59,7 @@ ln -s ../../../opt/rtctl/dist/bin/rtctl.js "$app/usr/local/bin/rtctl"
 # Equal timestamps everywhere (the archive sets them too; this keeps the staged tree as it will be unpacked).
 find "$app" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 
-digest=$(node --import tsx image/assemble-oci.ts --rootfs "$rootfs" --app "$app" --name "$name" --out "$out/rtctl-oci.tar")
-echo "$digest" > "$out/digest"
-echo "image $name $digest -> $out/rtctl-oci.tar"
+digest=$(node --import tsx image/assemble-oci.ts --rootfs "$rootfs" --app "$app" --name "$name" \
+  --variant "$variant" --out "$out/$archive")
+echo "$digest" > "$out/$digest_file"
+echo "image $name $digest -> $out/$archive"

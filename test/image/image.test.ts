@@ -13,12 +13,14 @@ import { assembleImage } from '../../image/assemble-oci.js';
 import { Ports } from '../../install/names.js';
 import { startContainerd, containerdPrereqs, type Containerd } from '../enforcer/support/containerd.js';
 import { hasCommand, isRoot, requirePrereqs } from '../support/prereq.js';
-import { REPO_ROOT } from '../support/paths.js';
 import { createReview, createTestCertificates, createTestClient } from '../webhook/support/harness.js';
-
-const IMAGE = 'rtctl.test/rtctl:ci';
-const OUT = path.join(REPO_ROOT, 'build/image');
-const EPOCH = 1767225600; // 2026-01-01
+import {
+  buildImageOnce,
+  IMAGE_EPOCH as EPOCH,
+  IMAGE_OUT as OUT,
+  rootfsTar,
+  TEST_IMAGE as IMAGE,
+} from './support/build-image.js';
 
 function readLog(file: string): string {
   try {
@@ -64,13 +66,8 @@ describe('image: built from Debian packages and the npm registry, run under cont
       [hasCommand('mmdebstrap'), 'mmdebstrap (Debian package mmdebstrap)'],
       [hasCommand('clang') && hasCommand('bpftool'), 'clang and bpftool for the BPF objects'],
     ]);
-    // RTCTL_TEST_IMAGE_PREBUILT=1 reuses build/image from an earlier run (local iteration only; CI builds).
-    if (process.env['RTCTL_TEST_IMAGE_PREBUILT'] !== '1' || process.env['CI'] === 'true')
-      execFileSync('sh', ['image/build.sh'], {
-        cwd: REPO_ROOT,
-        stdio: ['ignore', 'ignore', 'inherit'],
-        env: { ...process.env, SOURCE_DATE_EPOCH: String(EPOCH), RTCTL_IMAGE_NAME: IMAGE },
-      });
+    // Once per run (the IMDS image test shares it); RTCTL_TEST_IMAGE_PREBUILT=1 reuses build/image (local only).
+    buildImageOnce();
     digest = readFileSync(path.join(OUT, 'digest'), 'utf8').trim();
   });
 
@@ -102,17 +99,7 @@ describe('image: built from Debian packages and the npm registry, run under cont
   });
 
   it('the same inputs assemble to the same digest', async () => {
-    const rootfs = execFileSync(
-      'sh',
-      [
-        'image/rootfs.sh',
-        process.env['RTCTL_IMAGE_CACHE'] ?? path.join(process.env['HOME'] ?? '/root', '.cache/rtctl/image'),
-      ],
-      {
-        cwd: REPO_ROOT,
-        encoding: 'utf8',
-      },
-    ).trim();
+    const rootfs = rootfsTar();
     const again = await assembleImage({
       rootfsTar: rootfs,
       appDir: path.join(OUT, 'app'),
