@@ -41,7 +41,7 @@ export async function startEnforcer(
   child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
   const url = await new Promise<string>((resolveUrl, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`enforcer did not start:\n${err.slice(-3000)}`)),
+      () => reject(new Error(`enforcer did not start:\n${err.slice(-3000)}\nstdout:\n${out.slice(-3000)}`)),
       options.startTimeoutMs ?? 30000,
     );
     const check = (): void => {
