@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
+import '../../support/property-seed.js';
 import type { AlertRecord } from '../../../enforcer/alerts/alert-record.js';
 import { AlertStreamError, followAlerts } from '../../../enforcer/alerts/follow-alerts.js';
 import { escapeAlertValue, formatAlert } from '../../../enforcer/alerts/format-alert.js';
