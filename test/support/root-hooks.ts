@@ -15,6 +15,9 @@ function isFiltered(argv: readonly string[]): boolean {
 
 export const mochaHooks = {
   beforeAll(this: Mocha.Context): void {
+    // Preparing the guest (kernel package, initramfs) runs synchronously before the boot starts: on a fresh
+    // machine under load it takes longer than mocha's default hook timeout.
+    this.timeout(10 * 60 * 1000);
     if (process.env['RTCTL_GUEST_EARLY'] === '0' || isFiltered(process.argv)) return;
     const files = this.test?.parent?.suites.map((s) => s.file ?? '') ?? [];
     if (!files.some((f) => f.endsWith(GUEST_TEST_FILE))) return;
