@@ -80,7 +80,8 @@ function labelled(object: KubeObject, own: boolean): KubeObject {
 
 function withCaBundle(configuration: KubeObject, caCert: string): KubeObject {
   const caBundle = Buffer.from(caCert, 'utf8').toString('base64');
-  const { annotations: _injector, ...metadata } = configuration.metadata ?? {};
+  const metadata = { ...configuration.metadata };
+  delete metadata.annotations;
   const webhooks = (configuration['webhooks'] as Array<Record<string, unknown>>).map((w) => ({
     ...w,
     clientConfig: { ...(w['clientConfig'] as Record<string, unknown>), caBundle },

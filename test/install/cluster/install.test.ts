@@ -40,8 +40,9 @@ describe('rtctl install against the stand-in API server', function () {
       const s = summary(reqs);
       const crdPatches = s.flatMap((x, i) => (x.startsWith('PATCH customresourcedefinitions') ? [i] : []));
       assert.equal(crdPatches.length, 2);
-      const firstOther = patches.findIndex((p) => p.resource !== 'customresourcedefinitions');
-      const firstOtherAt = reqs.indexOf(patches[firstOther] ?? patches[0]!);
+      const firstOtherAt = reqs.findIndex(
+        (q) => q.method === 'PATCH' && q.resource !== 'customresourcedefinitions',
+      );
       // Each CRD was read until the stand-in said Established (its second read), before any other apply.
       for (const name of [
         'runtimepolicies.security.runtime.com',
@@ -86,7 +87,7 @@ describe('rtctl install against the stand-in API server', function () {
       assert.ok(hooks.length > 0);
       for (const h of hooks)
         assert.equal(Buffer.from(h.clientConfig.caBundle ?? '', 'base64').toString(), material.caCert);
-      assert.equal((config?.metadata['annotations'] as unknown) ?? undefined, undefined);
+      assert.equal(config?.metadata['annotations'], undefined);
       assert.match(r.stderr, /^created CustomResourceDefinition runtimepolicies\.security\.runtime\.com$/m);
       assert.match(r.stderr, /^established CustomResourceDefinition/m);
       assert.match(r.stderr, /^installed$/m);

@@ -126,8 +126,9 @@ function status(code: number, reason: string, message: string): string {
 
 /** Content that decides whether an apply changed the object: everything but server-set metadata and status. */
 function contentOf(o: Record<string, unknown>): string {
-  const { status: _s, metadata, ...rest } = o;
-  const m = { ...(metadata as Record<string, unknown>) };
+  const rest: Record<string, unknown> = { ...o };
+  delete rest['status'];
+  const m = { ...(o['metadata'] as Record<string, unknown>) };
   for (const k of ['resourceVersion', 'uid', 'creationTimestamp', 'generation', 'managedFields']) delete m[k];
   return JSON.stringify({ ...rest, metadata: m });
 }
@@ -242,7 +243,7 @@ export async function startStandInApiServer(
       };
     }
     if (o['kind'] === 'Deployment') {
-      const replicas = ((o['spec'] as { replicas?: number }).replicas ?? 1) as number;
+      const replicas = (o['spec'] as { replicas?: number }).replicas ?? 1;
       const n = state.workloadsReady ? replicas : 0;
       return {
         ...o,
