@@ -125,8 +125,9 @@ export async function waitWorkload(
 
 /** Applies the installation. */
 export async function runInstall(ctx: RunContext, o: InstallOptions): Promise<void> {
-  const deadline = deadlineIn(ctx, o.timeoutMs);
   const namespace = o.values.namespace;
+  // Each wait has its own deadline: a slow step before it does not eat its time.
+  const deadline = (): Deadline => deadlineIn(ctx, o.timeoutMs);
   ctx.progress(`installing rtctl ${RTCTL_VERSION} into ${ctx.client.server}, namespace ${namespace}`);
   await checkExistingVersion(ctx, o);
   const ownNamespace = await ownsNamespace(ctx, namespace);
@@ -138,20 +139,21 @@ export async function runInstall(ctx: RunContext, o: InstallOptions): Promise<vo
       await waitWorkload(
         ctx,
         ref('Deployment', nameOf(Component.Webhook), namespace),
-        deadline,
+        deadline(),
         '; the ValidatingWebhookConfiguration was not applied, so admission does not depend on it',
       );
     await applyAll(ctx, objects, o.forceConflicts);
-    if (step === InstallStep.Crds) await waitEstablished(ctx, objects, deadline);
+    if (step === InstallStep.Crds) await waitEstablished(ctx, objects, deadline());
     if (step === InstallStep.Namespace) await withdrawRelease(ctx, namespace);
     if (step === InstallStep.Certificate && certificate.kind === 'cert-manager') {
       const secret = ref('Secret', WEBHOOK_TLS_SECRET, namespace);
-      const missing = await waitUntil(ctx, deadline, async () =>
+      const until = deadline();
+      const missing = await waitUntil(ctx, until, async () =>
         (await ctx.client.get(secret)) === undefined ? 'cert-manager has not issued it' : undefined,
       );
       if (missing !== undefined)
         throw new RunError(
-          `${describeRef(secret)} missing after ${deadline.label}: ${missing}`,
+          `${describeRef(secret)} missing after ${until.label}: ${missing}`,
           ExitCode.NotReady,
         );
     }

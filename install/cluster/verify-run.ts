@@ -46,9 +46,9 @@ export async function runVerify(
   timeoutMs: number,
   out: (line: string) => void,
 ): Promise<void> {
-  const deadline = deadlineIn(ctx, timeoutMs);
+  const rollout = deadlineIn(ctx, timeoutMs);
   const workloads = workloadsOf(values);
-  const missingWorkloads = await waitUntil(ctx, deadline, async () => {
+  const missingWorkloads = await waitUntil(ctx, rollout, async () => {
     const problems: string[] = [];
     for (const w of workloads) {
       const p = workloadProblem(await ctx.client.get(w));
@@ -57,7 +57,7 @@ export async function runVerify(
     return problems.length === 0 ? undefined : problems.join('; ');
   });
   if (missingWorkloads !== undefined)
-    throw new RunError(`not ready within ${deadline.label}: ${missingWorkloads}`, ExitCode.NotReady);
+    throw new RunError(`not ready within ${rollout.label}: ${missingWorkloads}`, ExitCode.NotReady);
   for (const w of workloads) ctx.progress(`ready ${describeRef(w)}`);
 
   let reports: ReadReport[] = [];
@@ -66,6 +66,8 @@ export async function runVerify(
     const seen = new Set(reports.flatMap((r) => ('report' in r ? [r.report.node] : [])));
     return nodes.filter((n) => !seen.has(n));
   };
+  // The reports get their own --timeout, from the moment the workloads are ready.
+  const deadline = deadlineIn(ctx, timeoutMs);
   const missingReports = await waitUntil(ctx, deadline, async () => {
     nodes = await nodeNames(ctx);
     reports = await listReports(ctx, values.namespace);
