@@ -202,6 +202,10 @@ async function install(flags: InstallFlags): Promise<void> {
     });
   }
   const objects = buildManifests(values);
+  if (!values.webhook.certManager)
+    process.stderr.write(
+      'note: without --cert-manager, rtctl install also writes the Secret rtctl-webhook-tls and the caBundle (generated, not shown)\n',
+    );
   process.stdout.write(
     flags.output === 'json'
       ? `${JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }, null, 2)}\n`

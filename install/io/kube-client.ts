@@ -33,6 +33,8 @@ export const APPLY_CONTENT_TYPE = 'application/apply-patch+yaml';
 
 /** Why a request failed. */
 export const KubeErrorReason = {
+  /** The kubeconfig cannot be read, or lacks the context or cluster. */
+  Config: 'config',
   /** No answer from the server (connection refused, DNS, TLS, timeout). */
   Unreachable: 'unreachable',
   /** 401. */
@@ -88,20 +90,20 @@ export function loadKubeConfig(source: KubeConfigSource): k8s.KubeConfig {
     else kc.loadFromDefault();
   } catch (err) {
     throw new KubeError(
-      KubeErrorReason.Unreachable,
+      KubeErrorReason.Config,
       `cannot read the kubeconfig${source.kubeconfig === undefined ? '' : ` ${source.kubeconfig}`}: ${messageOf(err)}`,
     );
   }
   if (source.context !== undefined) {
     if (kc.getContextObject(source.context) === null)
       throw new KubeError(
-        KubeErrorReason.Unreachable,
+        KubeErrorReason.Config,
         `kubeconfig has no context ${JSON.stringify(source.context)}`,
       );
     kc.setCurrentContext(source.context);
   }
   if (kc.getCurrentCluster() === null)
-    throw new KubeError(KubeErrorReason.Unreachable, 'no cluster in the kubeconfig (current context unset?)');
+    throw new KubeError(KubeErrorReason.Config, 'no cluster in the kubeconfig (current context unset?)');
   return kc;
 }
 

@@ -282,6 +282,18 @@ describe('rtctl install errors against the stand-in API server', function () {
     }
   });
 
+  it('a kubeconfig without the context asked for: exit 2 naming it', async () => {
+    const c = await startCluster();
+    try {
+      const r = await rtctl(['install', '--kubeconfig', c.server.kubeconfigPath, '--context', 'prod']);
+      assert.equal(r.status, 2);
+      assert.match(r.stderr, /^rtctl: install: kubeconfig has no context "prod"$/m);
+      assert.equal(c.server.requests.length, 0);
+    } finally {
+      await c.close();
+    }
+  });
+
   it('missing RBAC: exit 2 naming the verb, the resource and the namespace of the refused request', async () => {
     const cases: Array<[{ verb: string; resource: string; namespace?: string }, RegExp]> = [
       [
