@@ -282,6 +282,39 @@ describe('rtctl install errors against the stand-in API server', function () {
     }
   });
 
+  it('fields another manager owns: exit 2 naming the object and the manager; --force-conflicts takes them over', async () => {
+    const c = await startCluster();
+    try {
+      c.server.seed('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+      c.server.seed('serviceaccounts', {
+        apiVersion: 'v1',
+        kind: 'ServiceAccount',
+        metadata: {
+          name: 'rtctl-webhook',
+          namespace: NS,
+          labels: { team: 'x' },
+          managedFields: [{ manager: 'helm' }],
+        },
+      });
+      const r = await rtctl(['install', '--kubeconfig', c.server.kubeconfigPath]);
+      assert.equal(r.status, 2);
+      assert.match(
+        r.stderr,
+        /^rtctl: install: conflict on patch serviceaccounts "rtctl-webhook" in namespace rtctl-system: Apply failed with 1 conflict: conflict with "helm": \.metadata\.labels; another field manager owns these fields \(rerun with --force-conflicts to take them over\)$/m,
+      );
+      const from = c.server.requests.length;
+      const f = await rtctl(['install', '--kubeconfig', c.server.kubeconfigPath, '--force-conflicts']);
+      assert.equal(f.status, 0, f.stderr);
+      const patches = c.server.requests.slice(from).filter((q) => q.method === 'PATCH');
+      assert.ok(
+        patches.length > 0 &&
+          patches.every((q) => new URL(q.url, 'https://x').searchParams.get('force') === 'true'),
+      );
+    } finally {
+      await c.close();
+    }
+  });
+
   it('a kubeconfig without the context asked for: exit 2 naming it', async () => {
     const c = await startCluster();
     try {

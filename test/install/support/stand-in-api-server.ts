@@ -1,7 +1,8 @@
 // A stateful stand-in Kubernetes API server over HTTPS on loopback, for the install, verify and uninstall tests
 // (no real API server can run here). It implements the part of the real semantics the installer relies on:
 // server-side apply (PATCH application/apply-patch+yaml with a fieldManager: creates, or replaces the applied
-// content; managedFields are ignored), resourceVersion bumped only when the content changes, generation bumped
+// content; field ownership is reduced to one rule: an object whose managedFields name another manager answers
+// 409 to a changing apply without force=true, and belongs to the applier after a forced one), resourceVersion bumped only when the content changes, generation bumped
 // on spec changes, get/list (label selectors of the form k=v)/delete, namespaced objects refused in a missing
 // namespace, namespace and CRD deletion cascading, CRDs Established after they were read once, workload status
 // as an instant controller would write it (ready or not, per the test), cert-manager issuing the Secret of a
@@ -373,6 +374,13 @@ export async function startStandInApiServer(
       react(t, created, true);
       return [201, JSON.stringify(view(t, created))];
     }
+    const managers = (existing.metadata['managedFields'] as Array<{ manager?: string }> | undefined) ?? [];
+    const manager = url.searchParams.get('fieldManager') ?? '';
+    const others = managers.map((m) => m.manager ?? '').filter((m) => m !== manager);
+    const forced = url.searchParams.get('force') === 'true';
+    const changes = (o: Obj): boolean =>
+      contentOf({ ...o, metadata: { ...o.metadata, managedFields: undefined } }) !==
+      contentOf({ ...existing, metadata: { ...existing.metadata, managedFields: undefined } });
     const next: Obj = {
       ...applied,
       ...(existing['status'] === undefined ? {} : { status: existing['status'] }),
@@ -382,8 +390,18 @@ export async function startStandInApiServer(
         uid: existing.metadata['uid'],
         resourceVersion: existing.metadata['resourceVersion'],
         generation: existing.metadata['generation'],
+        ...(others.length > 0 && !forced ? { managedFields: managers } : {}),
       },
     };
+    if (others.length > 0 && !forced && changes(next))
+      return [
+        409,
+        status(
+          409,
+          'Conflict',
+          `Apply failed with 1 conflict: conflict with "${others[0]}": .metadata.labels`,
+        ),
+      ];
     if (contentOf(next) !== contentOf(existing)) {
       next.metadata['resourceVersion'] = String(++version);
       if (specOf(next) !== specOf(existing))
