@@ -53,7 +53,11 @@ export function installerCalls(): InstallerCall[] {
     call('install', 'get', 'Deployment', `${INSTALL}: the webhook ready before its configuration`),
     call('install --verify', 'list', 'Node', `${VERIFY}: nodes without a report`),
     call('install --verify', 'list', 'ConfigMap', `${VERIFY}: the node reports`),
+    call('uninstall', 'get', 'DaemonSet', `${UNINSTALL}: whether enforcers run, and how many`),
     call('uninstall', 'patch', 'ConfigMap', `${UNINSTALL}: the release request`),
+    call('uninstall', 'list', 'ConfigMap', `${UNINSTALL}: the node reports, until every one says released`),
+    call('uninstall', 'list', 'Node', `${UNINSTALL}: reports of nodes that left do not count`),
+    call('uninstall', 'get', 'Namespace', `${UNINSTALL}: delete the namespace only when rtctl made it`),
     ...kindsOf(everything, (s) => s !== InstallStep.Crds).map((k) =>
       call('uninstall', 'delete', k, `${UNINSTALL}: reverse order`),
     ),

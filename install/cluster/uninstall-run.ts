@@ -45,8 +45,17 @@ async function release(ctx: RunContext, o: UninstallOptions): Promise<void> {
     ?.desiredNumberScheduled;
   const expected = typeof pods === 'number' ? pods : 0;
   const deadline = deadlineIn(ctx, o.timeoutMs);
+  const gone = new Set<string>();
   const missing = await waitUntil(ctx, deadline, async () => {
-    const reports = await listReports(ctx, namespace);
+    // A report of a node that left the cluster is never answered: it does not hold the uninstall.
+    const nodes = new Set((await ctx.client.list(resourceTypeOf('Node'))).map((n) => n.metadata?.name));
+    const reports = (await listReports(ctx, namespace)).filter((r) => {
+      if ('problem' in r || nodes.has(r.report.node)) return true;
+      if (!gone.has(r.report.node))
+        ctx.progress(`ignored the report of node ${r.report.node}: no such node any more`);
+      gone.add(r.report.node);
+      return false;
+    });
     const held = reports.flatMap((r) =>
       'problem' in r ? [`${r.object} (unreadable: ${r.problem})`] : r.report.released ? [] : [r.report.node],
     );

@@ -143,6 +143,38 @@ describe('rtctl uninstall against the stand-in API server', function () {
     }
   });
 
+  it('the report of a node that left the cluster does not hold the uninstall', async () => {
+    const c = await installed();
+    try {
+      c.server.seed('configmaps', {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {
+          name: 'rtctl-node-gone',
+          namespace: NS,
+          labels: { 'security.runtime.com/node-status': 'true' },
+        },
+        data: {
+          'status.json': JSON.stringify({
+            version: 1,
+            node: 'gone',
+            plane: 'fanotify',
+            rtctlVersion: '0.1.0',
+            updatedAt: '2025-01-01T00:00:00Z',
+            released: false,
+            policies: [],
+          }),
+        },
+      });
+      const r = await rtctl(['uninstall', '--kubeconfig', c.server.kubeconfigPath, '--timeout', '30s']);
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stderr, /^ignored the report of node gone: no such node any more$/m);
+      assert.equal(c.server.get('configmaps', 'rtctl-node-gone', NS), undefined);
+    } finally {
+      await c.close();
+    }
+  });
+
   it('an enforcer pod without a report counts as not released', async () => {
     const c = await installed([
       { node: 'node-a', plane: 'fanotify' },
