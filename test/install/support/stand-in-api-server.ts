@@ -150,6 +150,7 @@ export async function startStandInApiServer(
   let version = 1000;
   let uid = 0;
   const enforcers = options.enforcers ?? [];
+  let pendingRelease: string | undefined;
 
   const put = (group: string, resource: string, o: Obj): void => {
     store.set(keyOf(group, resource, o.metadata.namespace, o.metadata.name), o);
@@ -200,10 +201,10 @@ export async function startStandInApiServer(
     if (o['kind'] === 'DaemonSet' && created)
       for (const e of enforcers)
         if (e.silent !== true) put('', 'configmaps', report(e, o.metadata.namespace ?? '', false));
+    // The enforcers release after the installer has read their reports once more (not at once, as no real
+    // node does): an uninstall that does not wait deletes the DaemonSet under unreleased nodes.
     if (o['kind'] === 'ConfigMap' && o.metadata.name === RELEASE_CONFIGMAP_NAME)
-      for (const e of enforcers)
-        if (e.silent !== true && e.releases !== false)
-          put('', 'configmaps', report(e, o.metadata.namespace ?? '', true));
+      pendingRelease = o.metadata.namespace ?? '';
     if (o['kind'] === 'Certificate' && t.group === 'cert-manager.io') {
       const secretName = (o['spec'] as { secretName?: string }).secretName ?? '';
       put('', 'secrets', {
@@ -293,11 +294,18 @@ export async function startStandInApiServer(
     if (!served(t)) return [404, status(404, 'NotFound', 'the server could not find the requested resource')];
     const namespaced = t.namespace !== undefined;
     if (method === 'GET' && t.name === undefined) {
+      const releaseNow = t.resource === 'configmaps' && pendingRelease !== undefined;
       const items = [...store.entries()]
         .filter(([k]) => k.startsWith(`${t.group}/${t.resource}/${namespaced ? `${t.namespace}/` : ''}`))
         .map(([, o]) => o)
         .filter((o) => matches(o, url.searchParams.get('labelSelector')))
         .map((o) => view(t, o, true));
+      if (releaseNow) {
+        for (const e of enforcers)
+          if (e.silent !== true && e.releases !== false)
+            put('', 'configmaps', report(e, pendingRelease ?? '', true));
+        pendingRelease = undefined;
+      }
       return [
         200,
         JSON.stringify({
