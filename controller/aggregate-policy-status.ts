@@ -38,7 +38,7 @@ export interface NodeInfo {
 export interface AggregateInput {
   policy: PolicyTarget;
   /** The cluster's Nodes; undefined when unknown (then the reporting nodes are the nodes). */
-  nodes?: readonly NodeInfo[];
+  nodes?: readonly NodeInfo[] | undefined;
   /** The reports found (reports of nodes not in `nodes` are ignored: their node is gone). */
   reports: readonly NodeStatusReport[];
   /** Now, ms since the epoch. */
@@ -55,6 +55,8 @@ export interface AggregateInput {
 
 /** Node names in a message at most, per list. */
 const MESSAGE_NODES = 5;
+/** Longest rule pointer kept (reasons: twice this), as the CRD's status schema bounds them. */
+const MAX_RULE_TEXT = 512;
 /** Rules in a message at most. */
 const MESSAGE_RULES = 3;
 
@@ -171,14 +173,17 @@ export function aggregatePolicyStatus(input: AggregateInput): PolicyStatus {
   const stale = pendingOver ? behind : [];
   const pending = pendingOver ? [] : behind;
   const listed: RuleNotEnforced[] = [...rules.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    // Rules not enforced before rules only audited, so the bounded list keeps the ones that fail Ready.
+    .sort(([a, x], [b, y]) =>
+      x.level !== y.level ? (x.level === 'not-enforced' ? -1 : 1) : a < b ? -1 : a > b ? 1 : 0,
+    )
     .slice(0, MAX_RULES_LISTED)
     .map(([rule, r]) => {
       const nodes = [...r.nodes].sort();
       return {
-        rule,
+        rule: rule.slice(0, MAX_RULE_TEXT),
         level: r.level,
-        reason: r.reason,
+        reason: r.reason.slice(0, 2 * MAX_RULE_TEXT),
         nodes: nodes.slice(0, MAX_RULE_NODES),
         nodeCount: nodes.length,
       };

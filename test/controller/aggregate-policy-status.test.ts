@@ -1,5 +1,7 @@
 // The status aggregation (pure), table-driven: node reports in, a policy's kstatus out.
 import assert from 'node:assert/strict';
+import { Ajv } from 'ajv';
+import { POLICY_STATUS_SCHEMA } from '../../compiler/backends/crd/crd-status-schema.js';
 import type { NodePolicyReport, NodeStatusReport } from '../../compiler/model/node-status.js';
 import {
   aggregatePolicyStatus,
@@ -279,6 +281,9 @@ const CASES: Case[] = [
   },
 ];
 
+// The status the aggregation writes must be what the CRDs declare (the API server prunes the rest).
+const validateStatus = new Ajv({ strict: false, allErrors: true }).compile(POLICY_STATUS_SCHEMA);
+
 describe('controller: policy status aggregation (pure)', () => {
   for (const c of CASES) {
     it(c.name, () => {
@@ -294,6 +299,7 @@ describe('controller: policy status aggregation (pure)', () => {
         s.rulesNotEnforced.map((r) => r.rule),
         c.rules ?? [],
       );
+      assert.ok(validateStatus(s), JSON.stringify(validateStatus.errors));
     });
   }
 
@@ -347,6 +353,7 @@ describe('controller: policy status aggregation (pure)', () => {
     assert.equal(s.rulesNotEnforced[0]?.nodes.length, 5);
     assert.equal(s.rulesNotEnforced[0]?.nodeCount, 150);
     assert.equal(s.expectedNodes, 150);
+    assert.ok(validateStatus(s), JSON.stringify(validateStatus.errors));
   });
 
   it('names five nodes and counts the rest', () => {
