@@ -6,7 +6,8 @@ import { FeedEvent, type KubeFeed, type KubeFeeds, type KubeObject } from '../ku
 const GROUP = 'security.runtime.com';
 const VERSION = 'v1';
 
-function feedOf<T extends k8s.KubernetesObject>(
+/** One informer (list + watch, restarted after a watch error) as a KubeFeed. */
+export function feedOf<T extends k8s.KubernetesObject>(
   kc: k8s.KubeConfig,
   path: string,
   list: () => Promise<k8s.KubernetesListObject<T>>,

@@ -40,6 +40,8 @@ export interface StandInRequest {
   call: RecordedCall;
   /** The HTTP status answered. */
   status: number;
+  /** The bearer token the client sent (tests give each client its own: kubeConfig(token)). */
+  user: string;
 }
 
 /** Where an object lives: `<group>/<version>/<resource>`, namespace, name. */
@@ -63,7 +65,8 @@ interface WatchEvent {
 export interface StandInApiServer {
   url: string;
   requests: StandInRequest[];
-  kubeConfig(): k8s.KubeConfig;
+  /** A kubeconfig for this server; `token` tells clients apart in `requests` (default `test`). */
+  kubeConfig(token?: string): k8s.KubeConfig;
   /** Creates or replaces an object as a user would (events to watchers, generation on spec changes). */
   put(collection: string, object: StoredObject): StoredObject;
   remove(collection: string, namespace: string | undefined, name: string): void;
@@ -72,7 +75,10 @@ export interface StandInApiServer {
   /** Requests matching a predicate. */
   find(predicate: (r: StandInRequest) => boolean): StandInRequest[];
   /** Answers every request matching the predicate with this status until cleared (undefined clears). */
-  failWhen(predicate: ((r: { method: string; path: string }) => boolean) | undefined, code?: number): void;
+  failWhen(
+    predicate: ((r: { method: string; path: string; user: string }) => boolean) | undefined,
+    code?: number,
+  ): void;
   close(): Promise<void>;
 }
 
@@ -165,6 +171,10 @@ function sameContent(a: StoredObject, b: StoredObject): boolean {
   return JSON.stringify(strip(a)) === JSON.stringify(strip(b));
 }
 
+function userOf(req: IncomingMessage): string {
+  return (req.headers.authorization ?? '').replace(/^Bearer /, '');
+}
+
 /** Starts the stand-in on 127.0.0.1. */
 export async function startStandInApiServer(): Promise<StandInApiServer> {
   const stores = new Map<string, Map<string, StoredObject>>();
@@ -177,7 +187,8 @@ export async function startStandInApiServer(): Promise<StandInApiServer> {
     res: ServerResponse;
   }>();
   const requests: StandInRequest[] = [];
-  let failure: { predicate: (r: { method: string; path: string }) => boolean; code: number } | undefined;
+  let failure:
+    { predicate: (r: { method: string; path: string; user: string }) => boolean; code: number } | undefined;
   let version = 1000;
 
   const storeOf = (collection: string): Map<string, StoredObject> => {
@@ -238,7 +249,7 @@ export async function startStandInApiServer(): Promise<StandInApiServer> {
       res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       return code;
     };
-    if (failure?.predicate({ method, path: url.pathname }))
+    if (failure?.predicate({ method, path: url.pathname, user: userOf(req) }))
       return answer(failure.code, status(failure.code, 'InternalError', 'injected failure'));
     const a = addressOf(url.pathname);
     if (a === undefined) return answer(404, status(404, 'NotFound', `no route ${url.pathname}`));
@@ -403,6 +414,7 @@ export async function startStandInApiServer(): Promise<StandInApiServer> {
         body,
         call: attributesOf(method, req.url ?? '/'),
         status: code,
+        user: userOf(req),
       });
     });
   });
@@ -413,11 +425,11 @@ export async function startStandInApiServer(): Promise<StandInApiServer> {
   return {
     url,
     requests,
-    kubeConfig() {
+    kubeConfig(token = 'test') {
       const kc = new k8s.KubeConfig();
       kc.loadFromOptions({
         clusters: [{ name: 'stand-in', server: url, skipTLSVerify: true }],
-        users: [{ name: 'u', token: 'test' }],
+        users: [{ name: 'u', token }],
         contexts: [{ name: 'c', cluster: 'stand-in', user: 'u' }],
         currentContext: 'c',
       });
