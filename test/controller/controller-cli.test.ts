@@ -133,9 +133,7 @@ describe('rtctl controller run', function () {
       // No node and no report yet: nothing is known to be enforced.
       assert.equal(`${status.conditions[0]?.status} ${status.conditions[0]?.reason}`, 'Unknown NoReports');
       const lease = (): { holderIdentity?: string } =>
-        (api.get('coordination.k8s.io/v1/leases', 'rtctl-system', 'rtctl-controller')?.['spec'] ?? {}) as {
-          holderIdentity?: string;
-        };
+        api.get('coordination.k8s.io/v1/leases', 'rtctl-system', 'rtctl-controller')?.['spec'] ?? {};
       assert.equal(lease().holderIdentity, 'ctl-a');
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
