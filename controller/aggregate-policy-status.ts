@@ -86,6 +86,29 @@ function isSamePolicy(e: NodePolicyReport, p: PolicyTarget): boolean {
   return p.uid === undefined || e.uid === undefined || e.uid === p.uid;
 }
 
+/** Entries of a report by kind/namespace/name, built once per report object (reports are not mutated). */
+const ENTRY_INDEX = new WeakMap<NodeStatusReport, Map<string, NodePolicyReport[]>>();
+
+function entryKey(kind: string, namespace: string | undefined, name: string): string {
+  return `${kind}/${kind === 'RuntimePolicy' ? (namespace ?? '') : ''}/${name}`;
+}
+
+/** The report's entry of the policy (a lookup, so a pass over P policies and N nodes is O(P·N)). */
+function findEntry(report: NodeStatusReport, policy: PolicyTarget): NodePolicyReport | undefined {
+  let index = ENTRY_INDEX.get(report);
+  if (index === undefined) {
+    index = new Map();
+    for (const e of report.policies) {
+      const k = entryKey(e.kind, e.namespace, e.name);
+      const list = index.get(k);
+      if (list === undefined) index.set(k, [e]);
+      else list.push(e);
+    }
+    ENTRY_INDEX.set(report, index);
+  }
+  return index.get(entryKey(policy.kind, policy.namespace, policy.name))?.find((e) => isSamePolicy(e, policy));
+}
+
 /** RFC 3339 UTC with seconds, as metav1.Time serializes. */
 export function formatConditionTime(ms: number): string {
   return `${new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19)}Z`;
@@ -135,7 +158,7 @@ export function aggregatePolicyStatus(input: AggregateInput): PolicyStatus {
         ? report
         : undefined;
     if (current !== undefined && !current.released) fresh++;
-    const entry = current?.policies.find((e) => isSamePolicy(e, policy));
+    const entry = current === undefined ? undefined : findEntry(current, policy);
     if (entry !== undefined && entry.generation === generation && !current?.released) {
       if (entry.errors !== undefined && entry.errors.length > 0) {
         invalid.push({ node, errors: entry.errors });
