@@ -106,7 +106,9 @@ function findEntry(report: NodeStatusReport, policy: PolicyTarget): NodePolicyRe
     }
     ENTRY_INDEX.set(report, index);
   }
-  return index.get(entryKey(policy.kind, policy.namespace, policy.name))?.find((e) => isSamePolicy(e, policy));
+  return index
+    .get(entryKey(policy.kind, policy.namespace, policy.name))
+    ?.find((e) => isSamePolicy(e, policy));
 }
 
 /** RFC 3339 UTC with seconds, as metav1.Time serializes. */
