@@ -24,6 +24,10 @@ const COMPONENTS: ReadonlyArray<{ commands: readonly string[]; load: () => Promi
     commands: ['install', 'uninstall'],
     load: async () => (await import('../install/cli.js')).registerInstallCommands,
   },
+  {
+    commands: ['controller'],
+    load: async () => (await import('../controller/cli.js')).registerControllerCommands,
+  },
 ];
 
 /** Creates the `rtctl` program with the components that `command` needs (all of them when unknown). */

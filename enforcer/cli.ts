@@ -27,6 +27,8 @@ import { createContainerdLister } from './io/containerd-workloads.js';
 import { createDirectoryPolicySource } from './io/directory-policy-source.js';
 import { createInformerFeeds } from './io/kubernetes-informer-feeds.js';
 import { createKubernetesPolicySource } from './kubernetes/kubernetes-policy-source.js';
+import { createNodeStatusReporting, type NodeStatusReporting } from './kubernetes/node-status-reporting.js';
+import { createConfigMapReleaseWatch, createConfigMapStatusWriter } from './io/kubernetes-node-status.js';
 import {
   RuleTableLoadError,
   createRuleTablePolicySource,
@@ -43,6 +45,9 @@ export const DEFAULT_ALERT_ADDRESS = `unix:${DEFAULT_STATE_DIR}/alerts.sock`;
 
 /** Alerts held in memory and replayed from the alert log on start. */
 const HUB_CAPACITY = 10000;
+
+/** rtctl's version (the node report's rtctlVersion). */
+const RTCTL_VERSION = '0.1.0';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
@@ -88,6 +93,13 @@ async function chooseDataPlane(name: string, logger: Logger): Promise<string> {
   throw new ConfigError('no data plane works on this kernel (see rtctl probe)');
 }
 
+function loadKubeConfig(kubeconfig: string | undefined): k8s.KubeConfig {
+  const kc = new k8s.KubeConfig();
+  if (kubeconfig) kc.loadFromFile(kubeconfig);
+  else kc.loadFromDefault();
+  return kc;
+}
+
 function createSource(config: EnforcerConfig, logger: Logger, preloaded?: PolicySnapshot): PolicySource {
   if (config.source.kind === 'directory')
     return createDirectoryPolicySource({ dir: config.source.dir, logger });
@@ -97,9 +109,7 @@ function createSource(config: EnforcerConfig, logger: Logger, preloaded?: Policy
       logger,
       ...(preloaded !== undefined ? { initial: preloaded } : {}),
     });
-  const kc = new k8s.KubeConfig();
-  if (config.source.kubeconfig) kc.loadFromFile(config.source.kubeconfig);
-  else kc.loadFromDefault();
+  const kc = loadKubeConfig(config.source.kubeconfig);
   return createKubernetesPolicySource({
     feeds: createInformerFeeds(kc, config.nodeName, logger),
     nodeName: config.nodeName,
@@ -144,6 +154,7 @@ async function runEnforcer(flags: EnforcerFlags): Promise<void> {
   }
   let server: AlertServer | undefined;
   let enforcer: Enforcer | undefined;
+  let reporting: NodeStatusReporting | undefined;
   try {
     const replay =
       config.alertLog !== undefined
@@ -169,6 +180,23 @@ async function runEnforcer(flags: EnforcerFlags): Promise<void> {
     if (enforcementTarget === undefined)
       throw new Error(`data plane ${planeName} has no enforcement table column`);
     const plane = await factory.create({ stateDir: config.stateDir, logger });
+    if (config.source.kind === 'kubernetes') {
+      // Policy status: this node's report ConfigMap, and the release request of `rtctl uninstall`.
+      const kc = loadKubeConfig(config.source.kubeconfig);
+      const { namespace } = config.nodeStatus;
+      reporting = createNodeStatusReporting({
+        writer: createConfigMapStatusWriter(kc, namespace),
+        releaseWatch: createConfigMapReleaseWatch(kc, namespace, logger),
+        node: config.nodeName,
+        plane: planeName,
+        target: enforcementTarget,
+        rtctlVersion: RTCTL_VERSION,
+        logger,
+        minIntervalMs: config.nodeStatus.minIntervalMs,
+        heartbeatMs: config.nodeStatus.heartbeatMs,
+      });
+    }
+    const status = reporting;
     const starting = createEnforcer({
       source: createSource(config, logger, preloaded),
       containers: createContainerdLister({
@@ -185,10 +213,13 @@ async function runEnforcer(flags: EnforcerFlags): Promise<void> {
       pollMs: config.pollMs,
       logger,
       ...(log !== undefined ? { alertLog: log } : {}),
+      ...(status !== undefined ? { onStateApplied: status.onStateApplied } : {}),
     });
     await starting.start();
     enforcer = starting;
+    await status?.start(() => starting.release());
   } catch (err) {
+    await reporting?.stop();
     // The enforcer released what it had started; close what was opened here.
     await server?.close();
     await log?.close();
@@ -201,6 +232,7 @@ async function runEnforcer(flags: EnforcerFlags): Promise<void> {
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
+  await reporting?.stop();
   await server.close();
   await enforcer.stop({ keepEnforcing: !config.releaseOnExit });
   logger.info({ released: config.releaseOnExit }, 'enforcer stopped');
@@ -423,6 +455,16 @@ export function registerEnforcerCommands(program: Command): void {
     .option('--alert-log-max-bytes <size>', 'rotate the alert log at this size (bytes, or 64M, 1G)', '64M')
     .option('--alert-log-files <n>', 'alert log files kept, the one being written included', '5')
     .option('--poll-ms <ms>', 'workload poll period', '1000')
+    .option(
+      '--namespace <ns>',
+      'install namespace of the node report and the release request (--kubernetes; default $POD_NAMESPACE or rtctl-system)',
+    )
+    .option('--status-interval-ms <ms>', 'node report: least time between two writes (--kubernetes)', '5000')
+    .option(
+      '--status-heartbeat-ms <ms>',
+      'node report: rewritten at least this often (--kubernetes)',
+      '60000',
+    )
     .option(
       '--release-on-exit',
       'stop enforcing when this process exits (default: the data plane keeps enforcing)',

@@ -35,7 +35,12 @@ export interface EnforcerConfig {
   pollMs: number;
   /** On exit, stop enforcing too (default: the data plane keeps enforcing across restarts). */
   releaseOnExit: boolean;
+  /** Kubernetes mode: the node report and the release request (install namespace, write bounds). */
+  nodeStatus: { namespace: string; minIntervalMs: number; heartbeatMs: number };
 }
+
+/** Install namespace when neither --namespace nor POD_NAMESPACE gives one. */
+export const DEFAULT_INSTALL_NAMESPACE = 'rtctl-system';
 
 /** Raw flags as commander gives them. */
 export interface EnforcerFlags {
@@ -58,6 +63,9 @@ export interface EnforcerFlags {
   alertLogFiles?: string;
   pollMs: string;
   releaseOnExit?: boolean;
+  namespace?: string;
+  statusIntervalMs?: string;
+  statusHeartbeatMs?: string;
 }
 
 /** A configuration error, shown to the user with exit code 2. */
@@ -108,7 +116,11 @@ function parseCount(flag: string, value: string, min: number, max: number): numb
 }
 
 /** Builds the configuration from flags; throws ConfigError on a usage mistake. */
-export function readEnforcerConfig(flags: EnforcerFlags, lookupGroup = lookupGroupId): EnforcerConfig {
+export function readEnforcerConfig(
+  flags: EnforcerFlags,
+  lookupGroup = lookupGroupId,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): EnforcerConfig {
   const sources = [flags.policyDir !== undefined, flags.kubernetes === true, flags.ruleTable !== undefined];
   if (sources.filter(Boolean).length !== 1) {
     throw new ConfigError(
@@ -156,6 +168,17 @@ export function readEnforcerConfig(flags: EnforcerFlags, lookupGroup = lookupGro
         : parseCount('--alert-log-files', flags.alertLogFiles, 1, 1000),
     pollMs,
     releaseOnExit: flags.releaseOnExit === true,
+    nodeStatus: {
+      namespace: flags.namespace ?? env['POD_NAMESPACE'] ?? DEFAULT_INSTALL_NAMESPACE,
+      minIntervalMs:
+        flags.statusIntervalMs === undefined
+          ? 5000
+          : parseCount('--status-interval-ms', flags.statusIntervalMs, 100, 3_600_000),
+      heartbeatMs:
+        flags.statusHeartbeatMs === undefined
+          ? 60000
+          : parseCount('--status-heartbeat-ms', flags.statusHeartbeatMs, 1000, 3_600_000),
+    },
   };
   if (flags.alertLog !== undefined) config.alertLog = flags.alertLog;
   if (flags.group !== undefined) config.gid = parseGroupFlag(flags.group, lookupGroup);

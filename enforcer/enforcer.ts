@@ -34,6 +34,8 @@ export interface EnforcerOptions {
   pollMs: number;
   /** Append every alert here as NDJSON (opened, and its tail replayed into the hub, by the caller). */
   alertLog?: AlertLog;
+  /** Called after each reconcile with the snapshot whose state the plane has in force (the node report). */
+  onStateApplied?: (snapshot: PolicySnapshot, state: NodeState) => void;
   logger: Logger;
 }
 
@@ -51,6 +53,8 @@ export interface EnforcerStatus {
   /** Per policy: the rules the running plane enforces, audits only, or cannot enforce (docs/enforcement.md). */
   enforcement: PolicyEnforcement[];
   alertLog?: AlertLogStats;
+  /** True once enforcement was released (`rtctl uninstall`); the process stays up until deleted. */
+  released?: boolean;
 }
 
 /** A running enforcer. */
@@ -59,6 +63,11 @@ export interface Enforcer {
   /** Reconciles now (tests and the poll call it); resolves when the resulting state is applied. */
   reconcile(): Promise<void>;
   status(): Promise<EnforcerStatus>;
+  /**
+   * Releases the data plane (what `rtctl enforcer stop` does) and stops enforcing: no reconcile applies a
+   * state again. The alert server and the process stay up until stop().
+   */
+  release(): Promise<void>;
   /** Stops; with keepEnforcing the data plane keeps the last state in force (restart of this process). */
   stop(options: { keepEnforcing: boolean }): Promise<void>;
 }
@@ -73,6 +82,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
   let running: Promise<void> = Promise.resolve();
   const log = options.alertLog;
   let stopped = false;
+  let released = false;
   /** Every workload seen, so events of a workload that just left still get its identity. */
   const known = new Map<string, Workload>();
   let eventsDone: Promise<void> = Promise.resolve();
@@ -82,7 +92,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
 
   /** Reconciles; re-lists containers on the poll (and the first time), reuses the last list on policy changes. */
   const reconcileOnce = async (refreshContainers: boolean): Promise<void> => {
-    if (snapshot === undefined || stopped) return;
+    if (snapshot === undefined || stopped || released) return;
     const snap = snapshot;
     const podLabels = snap.podLabels;
     if (refreshContainers || containers === undefined) {
@@ -114,10 +124,14 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
       },
       generation + 1,
     );
-    if (current !== undefined && next.fingerprint === current.fingerprint) return;
+    if (current !== undefined && next.fingerprint === current.fingerprint) {
+      options.onStateApplied?.(snap, current);
+      return;
+    }
     await plane.apply(next.state);
     generation = next.state.generation;
     current = next;
+    options.onStateApplied?.(snap, next);
     logger.info(
       {
         generation,
@@ -192,8 +206,19 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
       poll = setInterval(() => void reconcile(), options.pollMs);
     },
     reconcile,
+    async release() {
+      if (released || stopped) return;
+      released = true;
+      if (poll) clearInterval(poll);
+      await running;
+      await plane.stop({ keepEnforcing: false });
+      logger.info('enforcement released; staying up until stopped');
+    },
     async status() {
-      const stats = await plane.stats();
+      // A released plane has stopped: it has nothing to count.
+      const stats = released
+        ? { decisions: 0, cacheHits: 0, reported: 0, dropped: 0, workloads: 0 }
+        : await plane.stats();
       const workloads = (current?.state.workloads ?? []).map((w) => {
         const id = current?.workloads.get(w.anchor.key);
         return {
@@ -218,6 +243,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
           summarizeEnforcement(p, options.enforcementTarget),
         ),
         ...(log ? { alertLog: log.stats() } : {}),
+        ...(released ? { released: true } : {}),
       };
     },
     async stop({ keepEnforcing }) {
@@ -225,7 +251,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
       if (poll) clearInterval(poll);
       await options.source.stop();
       await running;
-      await plane.stop({ keepEnforcing });
+      if (!released) await plane.stop({ keepEnforcing });
       await eventsDone;
       await log?.close();
     },

@@ -16,8 +16,24 @@ export interface PolicySnapshot {
   nodeLabels?: Record<string, string>;
   /** Pod labels by `namespace/name`, when the source knows them (Kubernetes). */
   podLabels?: Map<string, Record<string, string>>;
+  /**
+   * API metadata of each policy object by {@link policyObjectKey} (Kubernetes source): the generation and uid
+   * the node reports enforcing. Lint never sees them (the objects it reads carry name and namespace only).
+   */
+  policyMetadata?: Map<string, PolicyObjectMetadata>;
   /** A compiled rule table (`--rule-table`): enforced instead of `ruleSet`, which is then empty. */
   ruleTable?: LoadedRuleTable;
+}
+
+/** `metadata.generation` and `metadata.uid` of a policy object. */
+export interface PolicyObjectMetadata {
+  generation: number;
+  uid?: string;
+}
+
+/** The key of a policy object: `<kind>/<namespace>/<name>` (namespace empty for host policies). */
+export function policyObjectKey(kind: string, namespace: string, name: string): string {
+  return `${kind}/${namespace}/${name}`;
 }
 
 /** A policy source. */

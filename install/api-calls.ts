@@ -16,14 +16,34 @@ export interface ApiCall {
 
 const POLICY_GROUP = 'security.runtime.com';
 
-function listWatch(group: string, resource: string, source: string): ApiCall[] {
+function listWatch(
+  group: string,
+  resource: string,
+  source: string,
+  scope: ApiCall['scope'] = 'cluster',
+): ApiCall[] {
   return [
-    { verb: 'list', group, resource, scope: 'cluster', source },
-    { verb: 'watch', group, resource, scope: 'cluster', source },
+    { verb: 'list', group, resource, scope, source },
+    { verb: 'watch', group, resource, scope, source },
   ];
 }
 
 const INFORMERS = 'enforcer/io/kubernetes-informer-feeds.ts';
+const NODE_STATUS = 'enforcer/io/kubernetes-node-status.ts';
+const CONTROLLER_IO = 'controller/io/kubernetes-controller-io.ts';
+const LEASES = 'controller/io/kubernetes-lease-store.ts';
+
+/**
+ * Server-side apply of an object that does not exist yet creates it, and the API server authorizes that
+ * request as `create` besides `patch` (docs: "Patch and apply"): a component that applies objects it may be
+ * first to write needs both.
+ */
+function applyCalls(group: string, resource: string, source: string, scope: ApiCall['scope']): ApiCall[] {
+  return [
+    { verb: 'patch', group, resource, scope, source },
+    { verb: 'create', group, resource, scope, source: `${source} (apply that creates)` },
+  ];
+}
 
 /** The calls per component. The webhook and the relay make none (their pods get no token). */
 export const API_CALLS: Readonly<Record<Component, readonly ApiCall[]>> = {
@@ -33,34 +53,38 @@ export const API_CALLS: Readonly<Record<Component, readonly ApiCall[]>> = {
     ...listWatch('', 'namespaces', INFORMERS),
     ...listWatch('', 'pods', INFORMERS),
     ...listWatch('', 'nodes', INFORMERS),
+    // The node report (one ConfigMap per node) and the release request of `rtctl uninstall`.
+    ...applyCalls('', 'configmaps', NODE_STATUS, 'namespace'),
+    ...listWatch('', 'configmaps', NODE_STATUS, 'namespace'),
   ],
   [Component.Relay]: [],
   [Component.Webhook]: [],
-  // What the status controller will call (issue 11): policies and nodes read, status written, a Lease held.
+  // The status controller: policies, nodes and the node reports read, status written, a Lease held.
   [Component.Controller]: [
-    ...listWatch(POLICY_GROUP, 'runtimepolicies', 'controller (planned)'),
-    ...listWatch(POLICY_GROUP, 'runtimehostpolicies', 'controller (planned)'),
-    ...listWatch('', 'nodes', 'controller (planned)'),
+    ...listWatch(POLICY_GROUP, 'runtimepolicies', CONTROLLER_IO),
+    ...listWatch(POLICY_GROUP, 'runtimehostpolicies', CONTROLLER_IO),
+    ...listWatch('', 'nodes', CONTROLLER_IO),
+    ...listWatch('', 'configmaps', CONTROLLER_IO, 'namespace'),
     {
       verb: 'patch',
       group: POLICY_GROUP,
       resource: 'runtimepolicies/status',
       scope: 'cluster',
-      source: 'controller (planned)',
+      source: CONTROLLER_IO,
     },
     {
       verb: 'patch',
       group: POLICY_GROUP,
       resource: 'runtimehostpolicies/status',
       scope: 'cluster',
-      source: 'controller (planned)',
+      source: CONTROLLER_IO,
     },
     ...(['get', 'create', 'update'] as const).map((verb): ApiCall => ({
       verb,
       group: 'coordination.k8s.io',
       resource: 'leases',
       scope: 'namespace',
-      source: 'controller leader election (planned)',
+      source: LEASES,
     })),
   ],
 };

@@ -71,9 +71,9 @@ export const DEFAULT_VALUES: InstallValues = {
     enabled: true,
     resources: { requests: { cpu: '20m', memory: '64Mi' }, limits: { memory: '192Mi' } },
   },
-  // The controller Deployment is described but off until `rtctl controller run` exists (issue 11, step 4).
+  // The status controller (`rtctl controller run`): aggregates the node reports into each policy's status.
   controller: {
-    enabled: false,
+    enabled: true,
     resources: { requests: { cpu: '20m', memory: '64Mi' }, limits: { memory: '192Mi' } },
   },
 };

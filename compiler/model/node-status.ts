@@ -3,6 +3,7 @@
 // pod), the status controller (reads them all, writes each policy's `status`) and `rtctl install --verify` /
 // `rtctl uninstall` (read which plane each node runs, and whether a node has released enforcement).
 import { createHash } from 'node:crypto';
+import { isRecord } from './json-value.js';
 
 /** Label on every report ConfigMap (value `"true"`); the controller lists by it. */
 export const NODE_STATUS_LABEL = 'security.runtime.com/node-status';
@@ -53,6 +54,11 @@ export interface NodePolicyReport {
   /** True when the plane has the rules of this generation in force. */
   enforced: boolean;
   gaps: NodeRuleGap[];
+  /**
+   * Findings (`RTnnnn pointer: message`, bounded) that kept this generation out of the node's rule set: the
+   * policy is known to the node but not enforced at all. Absent when there are none.
+   */
+  errors?: string[];
 }
 
 /** One node's report (the JSON under {@link NODE_STATUS_DATA_KEY}). */
@@ -68,4 +74,108 @@ export interface NodeStatusReport {
   /** True once the enforcer released enforcement after a {@link RELEASE_CONFIGMAP_NAME} request. */
   released: boolean;
   policies: NodePolicyReport[];
+}
+
+/** Largest report text read (a report is bounded by the node's policies; anything larger is refused). */
+export const MAX_NODE_STATUS_BYTES = 1024 * 1024;
+
+/** A report, or why its text is not one (with the JSON pointer of the first bad field). */
+export type NodeStatusParse = { ok: true; report: NodeStatusReport } | { ok: false; error: string };
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+function readPolicy(v: unknown, at: string): NodePolicyReport | string {
+  if (!isRecord(v)) return `${at}: expected an object`;
+  const { kind, namespace, name, uid, generation, workloads, enforced, gaps, errors } = v;
+  if (kind !== 'RuntimePolicy' && kind !== 'RuntimeHostPolicy')
+    return `${at}/kind: expected RuntimePolicy or RuntimeHostPolicy`;
+  if (!isString(name) || name === '') return `${at}/name: expected a name`;
+  if (namespace !== undefined && !isString(namespace)) return `${at}/namespace: expected a string`;
+  if (uid !== undefined && !isString(uid)) return `${at}/uid: expected a string`;
+  if (!isCount(generation)) return `${at}/generation: expected a whole number`;
+  if (!isCount(workloads)) return `${at}/workloads: expected a whole number`;
+  if (typeof enforced !== 'boolean') return `${at}/enforced: expected true or false`;
+  if (!Array.isArray(gaps)) return `${at}/gaps: expected a list`;
+  const out: NodePolicyReport = { kind, name, generation, workloads, enforced, gaps: [] };
+  if (namespace !== undefined) out.namespace = namespace;
+  if (uid !== undefined) out.uid = uid;
+  for (const [i, g] of gaps.entries()) {
+    if (
+      !isRecord(g) ||
+      !isString(g['rule']) ||
+      !isString(g['reason']) ||
+      (g['level'] !== 'audited' && g['level'] !== 'not-enforced')
+    )
+      return `${at}/gaps/${i}: expected {rule, level: audited|not-enforced, reason}`;
+    out.gaps.push({ rule: g['rule'], level: g['level'], reason: g['reason'] });
+  }
+  if (errors !== undefined) {
+    if (!Array.isArray(errors) || !errors.every(isString)) return `${at}/errors: expected a list of strings`;
+    out.errors = errors;
+  }
+  return out;
+}
+
+/** Reads a report ConfigMap's JSON (bounded; every field checked), never throwing. */
+export function parseNodeStatusReport(text: string): NodeStatusParse {
+  if (text.length > MAX_NODE_STATUS_BYTES)
+    return { ok: false, error: `larger than ${MAX_NODE_STATUS_BYTES} bytes` };
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return { ok: false, error: 'not JSON' };
+  }
+  if (!isRecord(v)) return { ok: false, error: 'expected a JSON object' };
+  if (v['version'] !== NODE_STATUS_VERSION)
+    return {
+      ok: false,
+      error: `/version: expected ${NODE_STATUS_VERSION}, got ${JSON.stringify(v['version'])}`,
+    };
+  for (const key of ['node', 'plane', 'rtctlVersion', 'updatedAt'] as const)
+    if (!isString(v[key])) return { ok: false, error: `/${key}: expected a string` };
+  if (Number.isNaN(Date.parse(String(v['updatedAt']))))
+    return { ok: false, error: '/updatedAt: expected an ISO-8601 time' };
+  if (typeof v['released'] !== 'boolean') return { ok: false, error: '/released: expected true or false' };
+  const policies = v['policies'];
+  if (!Array.isArray(policies)) return { ok: false, error: '/policies: expected a list' };
+  const report: NodeStatusReport = {
+    version: NODE_STATUS_VERSION,
+    node: String(v['node']),
+    plane: String(v['plane']),
+    rtctlVersion: String(v['rtctlVersion']),
+    updatedAt: String(v['updatedAt']),
+    released: v['released'],
+    policies: [],
+  };
+  for (const [i, p] of policies.entries()) {
+    const read = readPolicy(p, `/policies/${i}`);
+    if (typeof read === 'string') return { ok: false, error: read };
+    report.policies.push(read);
+  }
+  return { ok: true, report };
+}
+
+/** The report's JSON with a fixed key order (byte-identical for equal reports). */
+export function formatNodeStatusReport(report: NodeStatusReport): string {
+  return JSON.stringify({
+    version: report.version,
+    node: report.node,
+    plane: report.plane,
+    rtctlVersion: report.rtctlVersion,
+    updatedAt: report.updatedAt,
+    released: report.released,
+    policies: report.policies.map((p) => ({
+      kind: p.kind,
+      ...(p.namespace === undefined ? {} : { namespace: p.namespace }),
+      name: p.name,
+      ...(p.uid === undefined ? {} : { uid: p.uid }),
+      generation: p.generation,
+      workloads: p.workloads,
+      enforced: p.enforced,
+      gaps: p.gaps.map((g) => ({ rule: g.rule, level: g.level, reason: g.reason })),
+      ...(p.errors === undefined ? {} : { errors: p.errors }),
+    })),
+  });
 }

@@ -6,27 +6,36 @@ import { FeedEvent, type KubeFeed, type KubeFeeds, type KubeObject } from '../ku
 const GROUP = 'security.runtime.com';
 const VERSION = 'v1';
 
-function feedOf<T extends k8s.KubernetesObject>(
+/** One informer (list + watch, restarted after a watch error) as a KubeFeed. */
+export function feedOf<T extends k8s.KubernetesObject>(
   kc: k8s.KubeConfig,
   path: string,
   list: () => Promise<k8s.KubernetesListObject<T>>,
   logger: Logger,
 ): KubeFeed {
   const informer = k8s.makeInformer<T>(kc, path, list);
+  // stop() aborts the watch, which the informer reports as an error: no restart after a stop (a restart
+  // would keep the process alive after SIGTERM).
+  let stopped = false;
   return {
     async start(handler) {
       informer.on(k8s.ADD, (o) => handler(FeedEvent.Add, o as unknown as KubeObject));
       informer.on(k8s.UPDATE, (o) => handler(FeedEvent.Update, o as unknown as KubeObject));
       informer.on(k8s.DELETE, (o) => handler(FeedEvent.Delete, o as unknown as KubeObject));
       informer.on(k8s.ERROR, (err: unknown) => {
+        if (stopped) return;
         logger.warn({ err, path }, 'watch failed; restarting');
         setTimeout(() => {
+          if (stopped) return;
           informer.start().catch((e: unknown) => logger.error({ err: e, path }, 'watch restart failed'));
-        }, 2000);
+        }, 2000).unref();
       });
       await informer.start();
     },
-    stop: () => informer.stop(),
+    stop: () => {
+      stopped = true;
+      return informer.stop();
+    },
   };
 }
 

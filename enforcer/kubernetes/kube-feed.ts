@@ -10,6 +10,8 @@ export interface KubeObject {
     name?: string;
     namespace?: string;
     resourceVersion?: string;
+    uid?: string;
+    generation?: number;
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
   };

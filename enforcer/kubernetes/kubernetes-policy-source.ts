@@ -5,7 +5,12 @@ import type { Logger } from 'pino';
 import type { SourceObject } from '../../compiler/lint.js';
 import { readNamespacePostures } from '../../compiler/model/posture.js';
 import { buildSnapshotFromObjects } from '../policy-snapshot.js';
-import type { PolicySnapshot, PolicySource } from '../policy-source.js';
+import {
+  policyObjectKey,
+  type PolicyObjectMetadata,
+  type PolicySnapshot,
+  type PolicySource,
+} from '../policy-source.js';
 import { FeedEvent, type KubeFeed, type KubeFeeds, type KubeObject } from './kube-feed.js';
 
 /** Options of the Kubernetes source. */
@@ -36,6 +41,7 @@ export function createKubernetesPolicySource(options: KubernetesSourceOptions): 
 
   const snapshot = (): PolicySnapshot => {
     const objects: SourceObject[] = [];
+    const metadata = new Map<string, PolicyObjectMetadata>();
     for (const [kind, cache] of [
       ['RuntimePolicy', caches.runtimePolicies],
       ['RuntimeHostPolicy', caches.runtimeHostPolicies],
@@ -52,9 +58,15 @@ export function createKubernetesPolicySource(options: KubernetesSourceOptions): 
           ...(md.namespace ? { namespace: md.namespace } : {}),
         };
         objects.push({ file: `kubernetes:${kind}/${key}`, object });
+        if (md.name !== undefined)
+          metadata.set(policyObjectKey(kind, md.namespace ?? '', md.name), {
+            generation: typeof md.generation === 'number' ? md.generation : 0,
+            ...(md.uid === undefined ? {} : { uid: md.uid }),
+          });
       }
     }
     const s = buildSnapshotFromObjects(objects);
+    s.policyMetadata = metadata;
     for (const ns of caches.namespaces.values()) {
       const name = ns.metadata?.name;
       if (name) s.postures.set(name, readNamespacePostures(ns.metadata?.annotations));

@@ -29,6 +29,7 @@ function daemonSet(p: ManifestParams): Record<string, unknown> {
     'run',
     '--kubernetes',
     '--node-name=$(NODE_NAME)',
+    `--namespace=${p.namespace}`,
     `--cluster-name=${p.clusterName}`,
     `--data-plane=${p.enforcer.dataPlane}`,
     `--listen=0.0.0.0:${Ports.enforcerAlerts}`,

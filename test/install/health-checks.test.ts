@@ -16,6 +16,7 @@ import {
   POLICY_KINDS,
   type HealthCase,
 } from '../../install/gitops/health-checks.js';
+import { ReadyReason } from '../../controller/policy-status.js';
 import { hasCommand, requirePrereqs } from '../support/prereq.js';
 import { REPO_ROOT } from '../support/paths.js';
 
@@ -77,6 +78,29 @@ describe('install: GitOps health of RuntimePolicy and RuntimeHostPolicy', () => 
         (c) => c.status !== undefined && Number(c.status['observedGeneration']) < c.generation,
       ),
     );
+  });
+
+  it('the cases hold the status the controller writes for every Ready reason, with the health each must give', () => {
+    const reasons = new Map<string, Health>();
+    for (const c of HEALTH_CASES) {
+      const conditions = (c.status?.['conditions'] ?? []) as Array<{
+        type: string;
+        reason: string;
+        status: string;
+      }>;
+      const ready = conditions.find((x) => x.type === 'Ready');
+      if (ready === undefined || Number(c.status?.['observedGeneration']) !== c.generation) continue;
+      reasons.set(ready.reason, c.health);
+      const expected =
+        ready.status === 'True'
+          ? Health.Healthy
+          : ready.status === 'False'
+            ? Health.Degraded
+            : Health.Progressing;
+      assert.equal(c.health, expected, c.name);
+      assert.notEqual(c.message, '', c.name);
+    }
+    assert.deepEqual([...reasons.keys()].sort(), Object.values(ReadyReason).sort());
   });
 
   it('toLua escapes every byte that could end a Lua string', function () {

@@ -7,6 +7,7 @@ import {
   RUNTIME_POLICY_SCHEMA,
 } from '../../schema/policy-schema.js';
 import { toStructuralSchema } from './crd-schema.js';
+import { POLICY_STATUS_SCHEMA, STATUS_PRINTER_COLUMNS } from './crd-status-schema.js';
 
 interface KindNames {
   kind: string;
@@ -38,6 +39,12 @@ const KINDS: readonly KindNames[] = [
     schema: RUNTIME_HOST_POLICY_SCHEMA,
   },
 ];
+
+/** The structural schema with the controller's status declared. */
+function withStatus(schema: unknown): unknown {
+  const root = schema as { properties?: Record<string, unknown> };
+  return { ...root, properties: { ...root.properties, status: POLICY_STATUS_SCHEMA } };
+}
 
 /** One CRD manifest and the file name it is written to. */
 export interface CrdManifest {
@@ -72,10 +79,11 @@ export function createCrdManifests(): CrdManifest[] {
             subresources: { status: {} },
             additionalPrinterColumns: [
               { name: 'Action', type: 'string', jsonPath: '.spec.action' },
+              ...STATUS_PRINTER_COLUMNS,
               { name: 'Selector', type: 'string', jsonPath: k.selectorPath, priority: 10 },
               { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
             ],
-            schema: { openAPIV3Schema: toStructuralSchema(k.schema) },
+            schema: { openAPIV3Schema: withStatus(toStructuralSchema(k.schema)) },
           },
         ],
       },
