@@ -197,6 +197,7 @@ async function main(): Promise<void> {
     mkdirSync(policyDir);
     writeFileSync(join(policyDir, 'base.yaml'), policyText(1000));
     const stateDir = join(work, 'state');
+    const alertLogPath = join(work, 'alerts.jsonl');
     const enforcer = await startEnforcer([
       '--policy-dir',
       policyDir,
@@ -208,6 +209,8 @@ async function main(): Promise<void> {
       cd.socket,
       '--state-dir',
       stateDir,
+      '--alert-log',
+      alertLogPath,
       '--poll-ms',
       '200',
     ]);
@@ -215,6 +218,7 @@ async function main(): Promise<void> {
     let rssMaxMB = 0;
     let floodAlerts = 0;
     let rssBeforeFloodMB = 0;
+    const e2e = { seconds: NaN, published: 0, logged: 0, helperDropped: 0 };
     try {
       await sleep(1500);
       // 20 changes, alternately adding a Block on a probe file and removing it. Each sample runs from the
@@ -274,8 +278,35 @@ async function main(): Promise<void> {
       const before = await published();
       const rssBefore = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
       rssBeforeFloodMB = rssBefore?.[1] ? Number(rssBefore[1]) / 1024 : 0;
+      const statusNow = (): Promise<{ alerts: number; stats: { dropped: number } }> =>
+        getJson<{ alerts: number; stats: { dropped: number } }>(`${enforcer.url}/status`);
+      const droppedBefore = (await statusNow()).stats.dropped;
+      const loggedLines = (): number => {
+        const text = readFileSync(alertLogPath, 'utf8');
+        let n = 0;
+        for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+        return n;
+      };
+      const loggedBefore = loggedLines();
+      // End to end: from the first open until every alert is on the stream (the hub) and in the log, or
+      // counted dropped by the helper.
+      const floodStart = process.hrtime.bigint();
       await timeExec(cd, c.id, `i=0; while [ $i -lt ${ALERT_LOOPS} ]; do ${openBody}; i=$((i+1)); done`);
-      await sleep(2000);
+      const floodDeadline = Date.now() + 120_000;
+      for (;;) {
+        const st = await statusNow();
+        e2e.published = st.alerts - before;
+        e2e.helperDropped = st.stats.dropped - droppedBefore;
+        if (e2e.published + e2e.helperDropped >= ALERT_LOOPS) {
+          e2e.logged = loggedLines() - loggedBefore;
+          if (e2e.logged >= e2e.published) break;
+        }
+        if (Date.now() > floodDeadline) break;
+        await sleep(10);
+      }
+      e2e.seconds = Number(process.hrtime.bigint() - floodStart) / 1e9;
+      e2e.logged = loggedLines() - loggedBefore;
+      await sleep(500);
       rssMaxMB = hwm();
       floodAlerts = (await published()) - before;
       for (const s of followers) s.destroy();
@@ -300,13 +331,20 @@ async function main(): Promise<void> {
       applyMillis: applyMs,
       policyChangeToEnforcedMillis: latencies,
       policyChangeToEnforcedP99Millis: percentile(latencies, 0.99),
+      // End to end through `rtctl enforcer run` (helper → control plane → stream → log), during the flood
+      // with 20 followers that never read; `plane*` is the helper → data-plane client leg alone.
       alerts: {
         expected: ALERT_LOOPS,
-        received,
-        reportedByHelper: alertStats.reported,
-        droppedReportedByHelper: alertStats.dropped,
-        unreportedLoss: ALERT_LOOPS - received - alertStats.dropped,
-        perSecond: received / alertSeconds,
+        perSecond: e2e.logged / e2e.seconds,
+        published: e2e.published,
+        logged: e2e.logged,
+        droppedCountedByHelper: e2e.helperDropped,
+        unreportedLoss: ALERT_LOOPS - e2e.logged - e2e.helperDropped,
+        seconds: e2e.seconds,
+        planePerSecond: received / alertSeconds,
+        planeReceived: received,
+        planeDroppedCounted: alertStats.dropped,
+        planeUnreportedLoss: ALERT_LOOPS - received - alertStats.dropped,
       },
       rssMaxMB,
       flood: { followers: 20, opens: ALERT_LOOPS, alertsPublished: floodAlerts, rssBeforeFloodMB },

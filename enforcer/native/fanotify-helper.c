@@ -177,7 +177,9 @@ static int ring_push(const char *line, size_t n) {
     n_dropped++;
     return -1;
   }
-  for (size_t i = 0; i < n; i++) ring[(ring_head + i) % RING_SIZE] = line[i];
+  size_t off = ring_head % RING_SIZE, first = n < RING_SIZE - off ? n : RING_SIZE - off;
+  memcpy(ring + off, line, first);
+  memcpy(ring, line + first, n - first);
   ring_head += n;
   return 0;
 }
@@ -636,7 +638,8 @@ static void report(const struct workload *w, int cls, const struct decision *d, 
   read_link(p, cwd, sizeof cwd);
   proc_syscall(pid, cls, sysname, sizeof sysname, args, sizeof args, &write_);
 
-  struct sbuf b = {0};
+  static struct sbuf b; /* reused: one event line at a time */
+  b.len = 0;
   sb_printf(&b, "{\"t\":\"event\",\"seq\":%" PRIu64 ",\"workload\":", ev_seq + 1);
   sb_json_str(&b, w->key);
   sb_printf(&b, ",\"generation\":%" PRIu64 ",\"timeNs\":\"%lld%09ld\",\"class\":%d,\"action\":%d,\"posture\":%d",
@@ -681,7 +684,6 @@ static void report(const struct workload *w, int cls, const struct decision *d, 
     ev_seq++;
     ev_end[ev_seq % EV_SLOTS] = ring_head;
   }
-  free(b.p);
 }
 
 /* Whether an inode on mount `mnt_id` of file system `dev` is reached through no other marked mount whose
