@@ -632,7 +632,8 @@ static void report(const struct workload *w, int cls, const struct decision *d, 
   else
     proc_exe(pid, exe, sizeof exe);
   proc_exe(st.ppid, pexe, sizeof pexe);
-  proc_status(st.ppid, &pst);
+  pst.nspid = 0;
+  if (!w->host) proc_status(st.ppid, &pst); /* only the parent's NSpid is read: a host event has its ppid */
   proc_cgroup(pid, cg, sizeof cg);
   snprintf(p, sizeof p, "/proc/%d/cwd", pid);
   read_link(p, cwd, sizeof cwd);
