@@ -2,8 +2,8 @@
 // Kubernetes). The directory is watched (inotify through fs.watch): a change is read at once, with no quiet
 // period; changes that arrive while a reload runs are coalesced into one more reload after it. Only a changed
 // file that reads as cut short (empty, or not ending in a newline: a writer mid-way) is read again after a
-// short settle time, until two reads agree. A periodic rescan catches what a watch may miss (editors that
-// replace files, network file systems).
+// short settle time, until two reads agree (a file that was emptied: for the whole settle budget, 10 reads).
+// A periodic rescan catches what a watch may miss (editors that replace files, network file systems).
 import { watch, type FSWatcher } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { relative } from 'node:path';
@@ -77,6 +77,9 @@ export function createDirectoryPolicySource(options: DirectorySourceOptions): Po
   /** Files whose text changed since the last snapshot and read as a writer mid-way. */
   const looksCut = (texts: readonly SourceText[]): boolean =>
     texts.some((t) => (t.text === '' || !t.text.endsWith('\n')) && lastTexts.get(t.file) !== t.text);
+  /** Files that had text at the last snapshot and read empty now. */
+  const emptied = (texts: readonly SourceText[]): boolean =>
+    texts.some((t) => t.text === '' && (lastTexts.get(t.file) ?? '') !== '');
   let lastTexts = new Map<string, string>();
   let stopped = false;
   let busy = false;
@@ -102,7 +105,9 @@ export function createDirectoryPolicySource(options: DirectorySourceOptions): Po
             for (let i = 0; i < 10 && looksCut(r.texts) && !stopped; i++) {
               await sleep(settleMs);
               const again = await read();
-              if (again.key === r.key) break;
+              // Two reads agree: settled, except a file emptied (a writer between truncating and writing,
+              // which may be descheduled for a while): that one is read again for the whole settle budget.
+              if (again.key === r.key && !emptied(again.texts)) break;
               r = again;
             }
             if (stopped || r.key === lastKey) continue;

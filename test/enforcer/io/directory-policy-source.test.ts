@@ -19,6 +19,20 @@ describe('directory policy source', function () {
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'rtctl-policies-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+  /** The newest snapshot once it satisfies `ok` (a reload may pass through intermediate states under load). */
+  async function until(
+    snapshots: PolicySnapshot[],
+    ok: (s: PolicySnapshot) => boolean,
+  ): Promise<PolicySnapshot> {
+    const end = Date.now() + 8000;
+    for (;;) {
+      const s = snapshots[snapshots.length - 1];
+      if (s !== undefined && ok(s)) return s;
+      if (Date.now() > end) throw new Error(`no such reload; last: ${JSON.stringify(s?.ruleSet)}`);
+      await sleep(20);
+    }
+  }
+
   async function next(snapshots: PolicySnapshot[], count: number): Promise<PolicySnapshot> {
     const end = Date.now() + 8000;
     while (snapshots.length < count) {
@@ -45,28 +59,26 @@ describe('directory policy source', function () {
         first.ruleSet.policies.map((p) => p.name),
         ['a'],
       );
+      const names = (s: PolicySnapshot): string => s.ruleSet.policies.map((p) => p.name).join(',');
       writeFileSync(join(dir, 'b.yml'), policy('b', '/bin/cat'));
-      assert.deepEqual(
-        (await next(snapshots, 1)).ruleSet.policies.map((p) => p.name),
-        ['a', 'b'],
-      );
+      await until(snapshots, (s) => names(s) === 'a,b');
       writeFileSync(join(dir, 'a.yaml'), policy('a', '/bin/ls'));
-      const edited = await next(snapshots, 2);
+      const edited = await until(snapshots, (s) => {
+        const m = s.ruleSet.policies.find((p) => p.name === 'a')?.rules[0]?.matcher;
+        return m?.kind === 'path' && m.path === '/bin/ls';
+      });
       const a = edited.ruleSet.policies.find((p) => p.name === 'a');
       assert.deepEqual(
         a?.rules.map((r) => r.matcher),
         [{ kind: 'path', path: '/bin/ls' }],
       );
       unlinkSync(join(dir, 'b.yml'));
-      assert.deepEqual(
-        (await next(snapshots, 3)).ruleSet.policies.map((p) => p.name),
-        ['a'],
-      );
+      await until(snapshots, (s) => names(s) === 'a');
       writeFileSync(
         join(dir, 'ns.yaml'),
         'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns-a\n  annotations:\n    runtime-file-posture: block\n',
       );
-      assert.equal((await next(snapshots, 4)).postures.get('ns-a')?.file, 'block');
+      await until(snapshots, (s) => s.postures.get('ns-a')?.file === 'block');
     } finally {
       await source.stop();
     }
