@@ -113,6 +113,11 @@ export interface DataPlaneStats {
   dropped: number;
   /** Workloads currently enforced. */
   workloads: number;
+  /**
+   * Inode ignore marks set (fanotify): files whose answer was "allow without alert" whatever the actor,
+   * mode or owner, for which the kernel stopped asking until the next state. Absent on other planes.
+   */
+  ignoreMarks?: number;
 }
 
 /** A kernel data plane. One instance per node; the control plane owns its lifecycle. */

@@ -90,12 +90,15 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
   let containers: Workload[] | undefined;
   let listFailing = false;
 
-  /** Reconciles; re-lists containers on the poll (and the first time), reuses the last list on policy changes. */
-  const reconcileOnce = async (refreshContainers: boolean): Promise<void> => {
-    if (snapshot === undefined || stopped || released) return;
-    const snap = snapshot;
-    const podLabels = snap.podLabels;
-    if (refreshContainers || containers === undefined) {
+  /**
+   * Lists the containers (one listing at a time). It runs outside the build-and-apply chain, so a policy
+   * change never waits behind a listing (`ctr` takes tens of milliseconds); the next apply uses the list.
+   */
+  let listing: Promise<void> | undefined;
+  const listContainers = (): Promise<void> => {
+    listing ??= (async () => {
+      if (snapshot === undefined || stopped) return;
+      const podLabels = snapshot.podLabels;
       try {
         containers = await options.containers.list(
           podLabels ? (ns, pod) => podLabels.get(`${ns}/${pod}`) : undefined,
@@ -108,8 +111,17 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
         listFailing = true;
         containers ??= [];
       }
-    }
-    const workloads = [describeHost(), ...containers];
+    })().finally(() => {
+      listing = undefined;
+    });
+    return listing;
+  };
+
+  /** Builds the state from the newest snapshot and the last container list, and applies it when it changed. */
+  const reconcileOnce = async (): Promise<void> => {
+    if (snapshot === undefined || stopped || released) return;
+    const snap = snapshot;
+    const workloads = [describeHost(), ...(containers ?? [])];
     for (const w of workloads) known.set(w.key, w);
     if (known.size > 4096) {
       const live = new Set(workloads.map((w) => w.key));
@@ -142,11 +154,14 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
     );
   };
 
+  /** Reconciles; re-lists containers on the poll (and the first time), reuses the last list on policy changes. */
   const reconcile = (refreshContainers = true): Promise<void> => {
-    const run = (): Promise<void> => reconcileOnce(refreshContainers);
-    const p = running.then(run, run);
-    running = p.catch((err: unknown) => logger.error({ err }, 'reconcile failed'));
-    return p;
+    const listed = refreshContainers || containers === undefined ? listContainers() : Promise.resolve();
+    return listed.then(() => {
+      const p = running.then(reconcileOnce, reconcileOnce);
+      running = p.catch((err: unknown) => logger.error({ err }, 'reconcile failed'));
+      return p;
+    });
   };
 
   const consumeEvents = async (): Promise<void> => {

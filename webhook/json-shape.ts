@@ -43,6 +43,20 @@ const ARRAY = 2;
 /** The text of a short JSON string token (quotes included), or undefined when it is long or not a string. */
 function shortString(bytes: Buffer, start: number, end: number): string | undefined {
   if (end - start > 1024) return undefined;
+  // The common token has no escape and no control byte: its text is its bytes (JSON.parse would agree).
+  let plain = true;
+  for (let i = start + 1; i < end; i++) {
+    const b = bytes[i] ?? 0;
+    if (b === 0x5c || b < 0x20) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain && bytes[start] === 0x22 && bytes[end] === 0x22 && end > start) {
+    const text = bytes.toString('utf8', start + 1, end);
+    // Bytes that are not UTF-8 decode to U+FFFD either way; JSON.parse of the same decoded text agrees.
+    return text;
+  }
   try {
     const v: unknown = JSON.parse(bytes.toString('utf8', start, end + 1));
     return typeof v === 'string' ? v : undefined;

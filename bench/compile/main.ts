@@ -1,5 +1,6 @@
 // bench/compile: lint+compile of 10 000 generated policies against a bare js-yaml loadAll of the same text
-// (the fastest JavaScript YAML parser, no positions) in the same run; the ratio is the figure (target <= 2).
+// (the fastest JavaScript YAML parser, no positions) in the same run; the ratio is the figure (target <= 1.5,
+// issue 13; lint alone: lintOnlyRatio).
 // Run with `node --expose-gc --import tsx bench/compile/main.ts` (npm run bench does).
 // Also reports the `yaml` package's full document parse, which keeps positions, for scale. Prints JSON.
 import { loadAll } from 'js-yaml';
@@ -65,7 +66,7 @@ const result = {
   baselineJsYamlLoadAllMs: Math.round(median(baseline)),
   rtctlLintCompileMs: Math.round(median(rtctl)),
   ratio: Number((median(rtctl) / median(baseline)).toFixed(2)),
-  target: '<= 2',
+  target: '<= 1.5',
   rtctlLintOnlyMs: Math.round(median(lintOnly)),
   lintOnlyRatio: Number((median(lintOnly) / median(baseline)).toFixed(2)),
   yamlPackageParseAllDocumentsMs: Math.round(median(yamlPackage)),

@@ -67,7 +67,9 @@ export function findEnforcementGaps(policy: PolicyIR, options: EnforcementFindin
     });
   }
   for (const entry of listRuleEntries(policy)) {
-    const path = pointerToPath(entry.location.pointer);
+    // The field path is only needed for a finding: most rules have none, so it is computed on demand.
+    let pathText: string | undefined;
+    const path = (): string => (pathText ??= pointerToPath(entry.location.pointer));
     const assessed = targets.map((target) => ({ target, ...assessRule(entry.forms, target, policy.kind) }));
     // Forms no carrying target enforces or audits: RT3016, one finding for them all.
     const nowhere = entry.forms.filter((form) =>
@@ -82,7 +84,7 @@ export function findEnforcementGaps(policy: PolicyIR, options: EnforcementFindin
         code: NOT_ENFORCED_CODE,
         severity: error ? Severity.Error : Severity.Warning,
         pointer: entry.location.pointer,
-        message: `${path}: no target enforces ${titles} (${targets.join(', ')})${error ? ', and --require-enforced requires it' : ''}; ${without ?? 'kept in the manifests only'}`,
+        message: `${path()}: no target enforces ${titles} (${targets.join(', ')})${error ? ', and --require-enforced requires it' : ''}; ${without ?? 'kept in the manifests only'}`,
       });
     }
     // The other gaps, by target.
@@ -103,7 +105,7 @@ export function findEnforcementGaps(policy: PolicyIR, options: EnforcementFindin
       }
       if (enforcedOn.length > 0) parts.push(`enforced on ${enforcedOn.join(', ')}`);
       if (failing.length > 0) parts.push(`--require-enforced requires ${failing.join(', ')}`);
-      return `${path}: ${parts.join('; ')}`;
+      return `${path()}: ${parts.join('; ')}`;
     };
     // Reasons when they fit: the API server may cut admission warnings longer than 256 characters.
     const detailed = render(true);
@@ -115,7 +117,7 @@ export function findEnforcementGaps(policy: PolicyIR, options: EnforcementFindin
         [
           detailed,
           render(false),
-          `${path}: not fully enforced on ${partial.map((p) => p.target).join(', ')}; see docs/enforcement.md`,
+          `${path()}: not fully enforced on ${partial.map((p) => p.target).join(', ')}; see docs/enforcement.md`,
         ].find((m) => m.length <= MAX_DETAILED_MESSAGE) ?? detailed,
     });
   }

@@ -3,13 +3,13 @@
 import type { LocatedPolicy } from '../checks/cross/cross-rule.js';
 import type { RuleSet } from '../ir/rule-set.js';
 import { sortPolicies } from '../lower/lower.js';
-import { lowerPolicy } from '../lower/lower-policy.js';
+import { lowerPolicyOnce } from '../lower/lower-policy.js';
 import type { CheckedPolicy } from './checked-documents.js';
 
 /** Lowers one checked policy. */
 export function lowerDocument({ document, source }: CheckedPolicy): LocatedPolicy {
   const { locator, index } = source;
-  const policy = lowerPolicy(document, (pointer) => {
+  const policy = lowerPolicyOnce(document, (pointer) => {
     const p = locator.locate(index, pointer)?.start ?? locator.documentStart(index);
     return { line: p?.line ?? 0, column: p?.column ?? 0 };
   });

@@ -180,12 +180,52 @@ function targetOf(doc: PolicyDocument): Target {
 
 /** Lowers one policy document. Rules that resolve to no action are left out (lint reports them as RT3009). */
 export function lowerPolicy(doc: PolicyDocument, locate: LocateFn): PolicyIR {
+  return lowerWith(doc, { file: doc.file, locate });
+}
+
+/** Where the locations of a lowered policy point: its file and how pointers become positions. */
+interface Placement {
+  file: string;
+  locate: LocateFn;
+}
+
+/**
+ * A policy the checks lowered (they need its rules, not its positions), kept by its object until the
+ * lowering stage takes it: the document is then walked once, not twice. Taken at most once.
+ */
+const keptForLowering = new WeakMap<object, { kind: string; ir: PolicyIR; placement: Placement }>();
+
+/** Lowers a policy object for the checks; the lowering stage takes the result over (lowerPolicyOnce). */
+export function lowerPolicyForChecks(doc: PolicyDocument): PolicyIR {
+  const placement: Placement = { file: doc.file, locate: () => ({ line: 1, column: 1 }) };
+  const ir = lowerWith(doc, placement);
+  keptForLowering.set(doc.object, { kind: doc.kind, ir, placement });
+  return ir;
+}
+
+/**
+ * lowerPolicy, taking over the policy the checks lowered from this very object when there is one (its
+ * locations are then placed in `doc.file` with `locate`; none was read before, they resolve on first read).
+ */
+export function lowerPolicyOnce(doc: PolicyDocument, locate: LocateFn): PolicyIR {
+  const kept = keptForLowering.get(doc.object);
+  if (kept === undefined || kept.kind !== doc.kind) return lowerPolicy(doc, locate);
+  keptForLowering.delete(doc.object);
+  kept.placement.file = doc.file;
+  kept.placement.locate = locate;
+  return kept.ir;
+}
+
+function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
   const spec = doc.object.spec as unknown as Inherited & Record<string, unknown>;
   // Line and column are resolved on first read (most compiles never read them); the result is kept.
   const at = (pointer: string): SourceLocation => {
     let pos: { line: number; column: number } | undefined;
+    const locate = (p: string): { line: number; column: number } => placement.locate(p);
     return {
-      file: doc.file,
+      get file() {
+        return placement.file;
+      },
       pointer,
       get line() {
         pos ??= locate(pointer);

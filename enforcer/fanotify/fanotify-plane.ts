@@ -68,6 +68,10 @@ interface HelperStatus {
   reported: number;
   dropped: number;
   denied: number;
+  ignoreMarks: number;
+  ignoreFlushes: number;
+  ignoreFailed: number;
+  ignoreSupported: boolean;
   pid: number;
   workloads: { key: string; mounts: number }[];
 }
@@ -259,6 +263,7 @@ export function createFanotifyPlane(options: FanotifyPlaneOptions): DataPlane {
         reported: s.reported,
         dropped: s.dropped,
         workloads: s.workloads.length,
+        ignoreMarks: s.ignoreMarks,
       };
     },
     async stop({ keepEnforcing }) {

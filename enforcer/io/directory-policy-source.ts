@@ -1,9 +1,13 @@
 // Policy source over a directory of YAML files (systemd mode: hosts and containers not orchestrated by
-// Kubernetes). The directory is watched; a change is picked up after a short quiet period, and a periodic
-// rescan catches what a watch may miss (editors that replace files, network file systems).
+// Kubernetes). The directory is watched (inotify through fs.watch): a change is read at once, with no quiet
+// period; changes that arrive while a reload runs are coalesced into one more reload after it. Only a changed
+// file that reads as cut short (empty, or not ending in a newline: a writer mid-way) is read again after a
+// short settle time, until two reads agree (a file that was emptied: for the whole settle budget, 10 reads).
+// A periodic rescan catches what a watch may miss (editors that replace files, network file systems).
 import { watch, type FSWatcher } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { relative } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { Code } from '../../compiler/diagnostics/codes/code.js';
 import type { Diagnostic } from '../../compiler/diagnostics/diagnostic.js';
@@ -17,7 +21,12 @@ import type { PolicySnapshot, PolicySource } from '../policy-source.js';
 export interface DirectorySourceOptions {
   dir: string;
   logger: Logger;
-  /** Quiet period after a change before reloading, ms. */
+  /**
+   * Settle time before reading again a changed file that reads as cut short (empty, or without its final
+   * newline), ms; a change that reads whole is applied without waiting. Default 20.
+   */
+  settleMs?: number;
+  /** Former name of `settleMs` (there is no quiet period any more). */
   debounceMs?: number;
   /** Rescan period, ms. */
   rescanMs?: number;
@@ -42,7 +51,6 @@ async function readTexts(dir: string): Promise<{ texts: SourceText[]; diagnostic
 export function createDirectoryPolicySource(options: DirectorySourceOptions): PolicySource {
   const { dir, logger } = options;
   let watcher: FSWatcher | undefined;
-  let timer: NodeJS.Timeout | undefined;
   let rescan: NodeJS.Timeout | undefined;
   let lastKey: string | undefined;
   const logDiagnostics = createDiagnosticLog(logger);
@@ -66,38 +74,69 @@ export function createDirectoryPolicySource(options: DirectorySourceOptions): Po
     return snapshot;
   };
 
+  /** Files whose text changed since the last snapshot and read as a writer mid-way. */
+  const looksCut = (texts: readonly SourceText[]): boolean =>
+    texts.some((t) => (t.text === '' || !t.text.endsWith('\n')) && lastTexts.get(t.file) !== t.text);
+  /** Files that had text at the last snapshot and read empty now. */
+  const emptied = (texts: readonly SourceText[]): boolean =>
+    texts.some((t) => t.text === '' && (lastTexts.get(t.file) ?? '') !== '');
+  let lastTexts = new Map<string, string>();
+  let stopped = false;
+  let busy = false;
+  let dirty = false;
+  const settleMs = options.settleMs ?? options.debounceMs ?? 20;
+
   return {
     async start(onChange) {
       await stat(dir);
       const first = await read();
       lastKey = first.key;
+      lastTexts = new Map(first.texts.map((t) => [t.file, t.text]));
       const firstSnapshot = build(first.texts);
-      const reload = (): void => {
-        read().then(
-          ({ texts, key }) => {
-            if (key === lastKey) return;
-            lastKey = key;
-            const snapshot = build(texts);
+      // One reload at a time; a change during it (a burst) makes exactly one more after it.
+      const reloadLoop = async (): Promise<void> => {
+        busy = true;
+        try {
+          while (dirty && !stopped) {
+            dirty = false;
+            // The events of one write (truncate, write) arrive in the same turn: read after them.
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            let r = await read();
+            for (let i = 0; i < 10 && looksCut(r.texts) && !stopped; i++) {
+              await sleep(settleMs);
+              const again = await read();
+              // Two reads agree: settled, except a file emptied (a writer between truncating and writing,
+              // which may be descheduled for a while): that one is read again for the whole settle budget.
+              if (again.key === r.key && !emptied(again.texts)) break;
+              r = again;
+            }
+            if (stopped || r.key === lastKey) continue;
+            lastKey = r.key;
+            lastTexts = new Map(r.texts.map((t) => [t.file, t.text]));
+            const snapshot = build(r.texts);
             logger.info({ dir, policies: snapshot.ruleSet.policies.length }, 'policies reloaded');
             onChange(snapshot);
-          },
-          (err: unknown) => logger.error({ err, dir }, 'cannot read the policy directory'),
-        );
+          }
+        } catch (err: unknown) {
+          logger.error({ err, dir }, 'cannot read the policy directory');
+        } finally {
+          busy = false;
+        }
       };
-      const schedule = (): void => {
-        if (timer) clearTimeout(timer);
-        timer = setTimeout(reload, options.debounceMs ?? 100);
+      const changed = (): void => {
+        dirty = true;
+        if (!busy) void reloadLoop();
       };
-      watcher = watch(dir, { recursive: true }, schedule);
+      watcher = watch(dir, { recursive: true }, changed);
       watcher.on('error', (err) =>
         logger.error({ err, dir }, 'policy directory watch failed; rescanning only'),
       );
-      rescan = setInterval(reload, options.rescanMs ?? 5000);
+      rescan = setInterval(changed, options.rescanMs ?? 5000);
       return firstSnapshot;
     },
     async stop() {
+      stopped = true;
       watcher?.close();
-      if (timer) clearTimeout(timer);
       if (rescan) clearInterval(rescan);
       await Promise.resolve();
     },

@@ -8,7 +8,7 @@
  *
  * Unix socket protocol (text lines; replies are one JSON object per line):
  *   STATE <n>\n<n bytes>   replace the whole state; payload = state lines then `table <len>\n` + table bytes
- *   STATUS                 {"t":"status",...counters, generation, workloads}
+ *   STATUS                 {"t":"status",...counters (ignoreMarks: inode ignore marks set), generation, workloads}
  *   EVENTS                 this connection becomes the event stream (one JSON object per line, each with a
  *                          "seq"); it starts at the first event not yet acknowledged
  *   ACK <seq>              every event up to <seq> was handled: the helper may forget them
@@ -50,6 +50,7 @@
 
 struct mount_mark {
   int mnt_id;
+  dev_t dev; /* the file system's device: another marked mount of it may reach the same inodes */
   char path[PATH_MAX + 32];
 };
 
@@ -60,6 +61,7 @@ struct workload {
   char posture[4]; /* 'a' audit, 'b' block, per class code */
   uint64_t *set;
   int allow_mask;
+  int scoped_mask; /* rt_scoped_allow_mask() */
   uint32_t mask; /* fanotify events marked */
   int nmounts;
   struct mount_mark mounts[MAX_MOUNTS];
@@ -104,6 +106,9 @@ static uint64_t ring_head, ring_tail, ring_acked;
 static uint64_t ev_seq, ev_acked_seq;
 static uint64_t *ev_end;
 static uint64_t n_decisions, n_cache_hits, n_reported, n_dropped, n_denied, last_dropped_sent;
+/* Inode ignore marks (docs/enforcer.md "Ignore marks"): set, flushed with every state, failed to set. */
+static uint64_t n_ignore_marks, n_ignore_flushes, n_ignore_failed;
+static int ignore_flags; /* fanotify_mark flags for an ignore mark; 0 when the kernel has none usable */
 static pid_t self_pid;
 static volatile sig_atomic_t stop_requested;
 static const char *socket_path;
@@ -172,7 +177,9 @@ static int ring_push(const char *line, size_t n) {
     n_dropped++;
     return -1;
   }
-  for (size_t i = 0; i < n; i++) ring[(ring_head + i) % RING_SIZE] = line[i];
+  size_t off = ring_head % RING_SIZE, first = n < RING_SIZE - off ? n : RING_SIZE - off;
+  memcpy(ring + off, line, first);
+  memcpy(ring, line + first, n - first);
   ring_head += n;
   return 0;
 }
@@ -436,6 +443,7 @@ static int mark_workload(struct workload *w) {
       continue;
     }
     m->mnt_id = (int)sx.stx_mnt_id;
+    m->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
     w->nmounts++;
   }
   free(line);
@@ -559,6 +567,7 @@ static const char *apply_state(const char *payload, size_t len, char *err, size_
       }
     }
     w->allow_mask = rt_allow_mask(&s->table, w->set);
+    w->scoped_mask = rt_scoped_allow_mask(&s->table, w->set);
     w->mask = workload_mask(&s->table, w);
     s->nw++;
   }
@@ -583,6 +592,13 @@ static const char *apply_state(const char *payload, size_t len, char *err, size_
   }
   struct state *prev = cur;
   cur = s;
+  /* Every ignore mark was set under the previous state: drop them all before the next event is read (this
+   * loop is the only reader of the fanotify queue, so no event is decided between the swap and the flush).
+   * FAN_MARK_FLUSH without FAN_MARK_MOUNT removes the group's inode marks only; the mount marks stay. */
+  if (fanotify_mark(fan_fd, FAN_MARK_FLUSH, 0, AT_FDCWD, NULL) == 0) n_ignore_flushes++;
+  else logf_("flush inode marks: %s", strerror(errno));
+  /* An exec whose following open was ignored left its entry here; under the new state that open is asked. */
+  memset(pending_exec, 0, sizeof pending_exec);
   for (int k = 0; prev && k < prev->nw; k++) {
     if (prev->w[k].nmounts > 0 && prev->w[k].mask) unmark_workload(&prev->w[k], prev->w[k].mask);
   }
@@ -616,13 +632,15 @@ static void report(const struct workload *w, int cls, const struct decision *d, 
   else
     proc_exe(pid, exe, sizeof exe);
   proc_exe(st.ppid, pexe, sizeof pexe);
-  proc_status(st.ppid, &pst);
+  pst.nspid = 0;
+  if (!w->host) proc_status(st.ppid, &pst); /* only the parent's NSpid is read: a host event has its ppid */
   proc_cgroup(pid, cg, sizeof cg);
   snprintf(p, sizeof p, "/proc/%d/cwd", pid);
   read_link(p, cwd, sizeof cwd);
   proc_syscall(pid, cls, sysname, sizeof sysname, args, sizeof args, &write_);
 
-  struct sbuf b = {0};
+  static struct sbuf b; /* reused: one event line at a time */
+  b.len = 0;
   sb_printf(&b, "{\"t\":\"event\",\"seq\":%" PRIu64 ",\"workload\":", ev_seq + 1);
   sb_json_str(&b, w->key);
   sb_printf(&b, ",\"generation\":%" PRIu64 ",\"timeNs\":\"%lld%09ld\",\"class\":%d,\"action\":%d,\"posture\":%d",
@@ -667,7 +685,55 @@ static void report(const struct workload *w, int cls, const struct decision *d, 
     ev_seq++;
     ev_end[ev_seq % EV_SLOTS] = ring_head;
   }
-  free(b.p);
+}
+
+/* Whether an inode on mount `mnt_id` of file system `dev` is reached through no other marked mount whose
+ * workload is asked for `event`: the ignore mark on the inode would silence that mount too. */
+static int only_marked_reach(int mnt_id, dev_t dev, uint32_t event) {
+  for (int i = 0; i < cur->nw; i++) {
+    const struct workload *o = &cur->w[i];
+    if (!(o->mask & event)) continue;
+    for (int k = 0; k < o->nmounts; k++)
+      if (o->mounts[k].mnt_id != mnt_id && o->mounts[k].dev == dev) return 0;
+  }
+  return 1;
+}
+
+/* After an "allow without alert": when no actor, access mode, owner or terminal could change that answer
+ * for this workload, and no other marked mount reaches the inode, the kernel stops asking for it until the
+ * state changes (the mark is flushed) or the inode leaves the cache (evictable: the mark never pins it). A
+ * file with more than one name is left out: its other name may decide differently. */
+static void maybe_ignore(int fd, const struct workload *w, int cls, const struct statx *sx, const char *path) {
+  if (ignore_flags == 0 || sx->stx_nlink != 1 || !S_ISREG(sx->stx_mode)) return;
+  uint32_t event = cls == RT_CLASS_PROCESS ? FAN_OPEN_EXEC_PERM : FAN_OPEN_PERM;
+  if (!rt_ignorable(&cur->table, w->set, w->allow_mask, w->scoped_mask, cls, path)) return;
+  if (!only_marked_reach((int)sx->stx_mnt_id, makedev(sx->stx_dev_major, sx->stx_dev_minor), event)) return;
+  if (fanotify_mark(fan_fd, FAN_MARK_ADD | ignore_flags, event, fd, NULL) == 0) {
+    n_ignore_marks++;
+  } else {
+    n_ignore_failed++;
+  }
+}
+
+/* The ignore-mark flags this kernel takes: FAN_MARK_IGNORE (6.0) or the ignored mask, surviving modification,
+ * evictable (5.19). Tried on a throw-away group so the real one never holds a test mark. */
+static int probe_ignore_flags(void) {
+#ifndef FAN_MARK_EVICTABLE
+#define FAN_MARK_EVICTABLE 0x00000200
+#endif
+#ifndef FAN_MARK_IGNORE
+#define FAN_MARK_IGNORE 0x00000400
+#endif
+  const int candidates[] = {FAN_MARK_IGNORE | FAN_MARK_IGNORED_SURV_MODIFY | FAN_MARK_EVICTABLE,
+                            FAN_MARK_IGNORED_MASK | FAN_MARK_IGNORED_SURV_MODIFY | FAN_MARK_EVICTABLE};
+  int g = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY | O_CLOEXEC);
+  if (g < 0) return 0;
+  int chosen = 0;
+  for (size_t i = 0; i < sizeof candidates / sizeof candidates[0] && !chosen; i++)
+    if (fanotify_mark(g, FAN_MARK_ADD | candidates[i], FAN_OPEN_PERM, AT_FDCWD, "/proc/self/exe") == 0)
+      chosen = candidates[i];
+  close(g);
+  return chosen;
 }
 
 static void handle_event(const struct fanotify_event_metadata *md) {
@@ -687,7 +753,17 @@ static void handle_event(const struct fanotify_event_metadata *md) {
     /* The open that execve does right after FAN_OPEN_EXEC_PERM is part of the exec, decided already. */
     int same = pending_exec[slot].dev == dev && pending_exec[slot].ino == sx.stx_ino;
     pending_exec[slot].pid = 0;
-    if (same) goto answer;
+    if (same) {
+      /* Its File decision may be unconditional too: then plain opens of it (a script read by its
+       * interpreter, or this open at the next exec) are not asked either. */
+      if (ignore_flags && (w->mask & FAN_OPEN_PERM)) {
+        char fdp[64], p[PATH_MAX];
+        snprintf(fdp, sizeof fdp, "/proc/self/fd/%d", fd);
+        read_link(fdp, p, sizeof p);
+        maybe_ignore(fd, w, RT_CLASS_FILE, &sx, p);
+      }
+      goto answer;
+    }
   }
   if (cls == RT_CLASS_FILE && !(w->mask & FAN_OPEN_PERM)) goto answer;
   char fdpath[64], path[PATH_MAX], actor[PATH_MAX] = "";
@@ -729,6 +805,7 @@ static void handle_event(const struct fanotify_event_metadata *md) {
                                .action = (uint8_t)d.action, .posture = (uint8_t)d.posture,
                                .report = (uint8_t)d.report, .used = 1};
   }
+  if (d.action == RT_ACTION_ALLOW && !d.report) maybe_ignore(fd, w, cls, &sx, path);
   if (d.action == RT_ACTION_BLOCK) {
     verdict = FAN_DENY;
     n_denied++;
@@ -770,8 +847,10 @@ static void send_status(struct client *c) {
   struct sbuf b = {0};
   sb_printf(&b,
             "{\"t\":\"status\",\"generation\":%" PRIu64 ",\"decisions\":%" PRIu64 ",\"cacheHits\":%" PRIu64
-            ",\"reported\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"denied\":%" PRIu64 ",\"pid\":%d,\"workloads\":[",
-            cur ? cur->generation : 0, n_decisions, n_cache_hits, n_reported, n_dropped, n_denied, (int)self_pid);
+            ",\"reported\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"denied\":%" PRIu64 ",\"ignoreMarks\":%" PRIu64
+            ",\"ignoreFlushes\":%" PRIu64 ",\"ignoreFailed\":%" PRIu64 ",\"ignoreSupported\":%s,\"pid\":%d,\"workloads\":[",
+            cur ? cur->generation : 0, n_decisions, n_cache_hits, n_reported, n_dropped, n_denied, n_ignore_marks,
+            n_ignore_flushes, n_ignore_failed, ignore_flags ? "true" : "false", (int)self_pid);
   for (int i = 0; cur && i < cur->nw; i++) {
     if (i) sb_add(&b, ",", 1);
     sb_printf(&b, "{\"key\":");
@@ -993,7 +1072,8 @@ static void unhex(const char *in, char *out, size_t len) {
 /* --decide: the lookup walk on stdin queries, for testing it against the oracle. Input lines:
  *   table <len>\n<bytes>      load a table
  *   Q <class> <write> <owner> <tty> <a|b> <policies|-> <resource hex|-> <actor hex|->
- * Output per query: `D <rule> <action> <posture> <report>`, or `E <message>`. */
+ *   I <class> <policies|-> <resource hex|->
+ * Output per Q: `D <rule> <action> <posture> <report>`; per I: `I <1 when rt_ignorable>`; or `E <message>`. */
 static int decide_mode(void) {
   static char line[65536];
   struct rule_table t;
@@ -1008,6 +1088,25 @@ static int decide_mode(void) {
       char err[256];
       have = rt_open(&t, bytes, (uint32_t)n, err, sizeof err) == 0;
       if (!have) printf("E %s\n", err);
+      continue;
+    }
+    if (line[0] == 'I' && have) {
+      /* I <class> <policies|-> <resource hex|->: `I <0|1>` from rt_ignorable. */
+      int cls;
+      char pols[32768], rhex[8192], res[4096];
+      if (sscanf(line, "I %d %32767s %8191s", &cls, pols, rhex) != 3) {
+        printf("E bad query\n");
+        continue;
+      }
+      uint64_t *set = calloc((t.policy_count + 63) / 64 + 1, sizeof(uint64_t));
+      if (strcmp(pols, "-") != 0)
+        for (char *tok = strtok(pols, ","); tok; tok = strtok(NULL, ",")) {
+          unsigned long p = strtoul(tok, NULL, 10);
+          if (p < t.policy_count) set[p >> 6] |= 1ULL << (p & 63);
+        }
+      unhex(rhex, res, sizeof res);
+      printf("I %d\n", rt_ignorable(&t, set, rt_allow_mask(&t, set), rt_scoped_allow_mask(&t, set), cls, res));
+      free(set);
       continue;
     }
     if (line[0] != 'Q' || !have) continue;
@@ -1069,6 +1168,9 @@ int main(int argc, char **argv) {
     logf_("fanotify_init: %s", strerror(errno));
     return 1;
   }
+  const char *no_ignore = getenv("RTCTL_FANOTIFY_NO_IGNORE_MARKS"); /* for measuring against */
+  ignore_flags = no_ignore && *no_ignore ? 0 : probe_ignore_flags();
+  if (!ignore_flags) logf_("inode ignore marks off: every permission event is asked");
   listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   struct sockaddr_un addr = {.sun_family = AF_UNIX};
   if (strlen(socket_path) >= sizeof addr.sun_path) {

@@ -368,3 +368,56 @@ void rt_decide(const struct rule_table *t, const struct lookup *in, struct decis
   }
   out->action = RT_ACTION_ALLOW;
 }
+
+int rt_scoped_allow_mask(const struct rule_table *t, const uint64_t *set) {
+  int mask = 0;
+  for (uint32_t r = 0; r < t->rule_count; r++) {
+    const uint8_t *rule = rt_rule(t, r);
+    if (rule[RUL(action)] != RT_ACTION_ALLOW || u32at(rule + RUL(source_count)) == 0) continue;
+    if (!in_set(set, u32at(rule + RUL(policy)))) continue;
+    if (rule[RUL(cls)] < 8) mask |= 1 << rule[RUL(cls)];
+  }
+  return mask;
+}
+
+/* Any candidate rule of the set on this list that matches the path (whatever the facts) and is not an Allow
+ * rule: the decision may then differ between actors, modes or owners. */
+static int list_has_non_allow(const struct rule_table *t, const uint8_t *node, const uint64_t *set, int kind,
+                              int is_parent, const char *resource) {
+  if (node == NULL) return 0;
+  uint32_t start = u32at(node + NOD(refs_start)), count = u32at(node + NOD(refs_count));
+  for (uint32_t i = 0; i < count; i++) {
+    const uint8_t *rule = rt_rule(t, rt_ref(t, start + i));
+    if (!in_set(set, u32at(rule + RUL(policy)))) continue;
+    if (kind == RT_NODE_DIR && !(rule[RUL(flags)] & RT_FLAG_RECURSIVE) && !is_parent) continue;
+    if (kind == RT_NODE_PATTERN_DIR) {
+      const char *g;
+      uint32_t gl;
+      if (!str_at(t, u32at(rule + RUL(value)), &g, &gl) || !glob_match(g, gl, resource, strlen(resource))) continue;
+    }
+    if (rule[RUL(action)] != RT_ACTION_ALLOW) return 1;
+  }
+  return 0;
+}
+
+int rt_ignorable(const struct rule_table *t, const uint64_t *set, int allow_mask, int scoped_mask, int cls,
+                 const char *res) {
+  if (cls != RT_CLASS_PROCESS && cls != RT_CLASS_FILE) return 0;
+  if (((allow_mask >> cls) & 1) || ((scoped_mask >> cls) & 1)) return 0;
+  size_t rl = strlen(res);
+  if (list_has_non_allow(t, find_node(t, cls, RT_NODE_PATH, res, rl), set, RT_NODE_PATH, 0, res)) return 0;
+  const char *slash = strrchr(res, '/');
+  const char *base = slash ? slash + 1 : res;
+  if (list_has_non_allow(t, find_node(t, cls, RT_NODE_EXECNAME, base, strlen(base)), set, RT_NODE_EXECNAME, 0, res))
+    return 0;
+  size_t parent_len = 0;
+  for (size_t i = 0; i + 1 < rl; i++)
+    if (res[i] == '/') parent_len = i + 1;
+  for (size_t i = 0; i + 1 < rl; i++) {
+    if (res[i] != '/') continue;
+    if (list_has_non_allow(t, find_node(t, cls, RT_NODE_DIR, res, i + 1), set, RT_NODE_DIR, i + 1 == parent_len, res) ||
+        list_has_non_allow(t, find_node(t, cls, RT_NODE_PATTERN_DIR, res, i + 1), set, RT_NODE_PATTERN_DIR, 0, res))
+      return 0;
+  }
+  return 1;
+}

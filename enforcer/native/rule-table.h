@@ -47,6 +47,15 @@ int rt_open(struct rule_table *t, const uint8_t *data, uint32_t size, char *err,
 /* Per-workload fact: OR of allow_unscoped over the policy set (bit c: least-permissive for class c). */
 int rt_allow_mask(const struct rule_table *t, const uint64_t *set);
 void rt_decide(const struct rule_table *t, const struct lookup *in, struct decision *out);
+/* Per-workload fact: bit c set when an Allow rule of class c scoped by fromSource is in the set (such a rule
+ * puts class c in least-permissive mode for its sources, whatever the path). */
+int rt_scoped_allow_mask(const struct rule_table *t, const uint64_t *set);
+/* 1 when the decision for (class, resource) under the policy set is "allow without alert" for every actor,
+ * access mode, owner and terminal: no candidate rule of the set other than Allow rules can match the path
+ * under any facts, and the class is not least-permissive (allow_mask) nor can be for some source
+ * (scoped_mask). Such a decision cannot change until the state does; the helper then stops asking. */
+int rt_ignorable(const struct rule_table *t, const uint64_t *set, int allow_mask, int scoped_mask, int cls,
+                 const char *resource);
 /* A string by reference, NUL-terminated inside the table ("" when out of range). */
 const char *rt_str(const struct rule_table *t, uint32_t ref);
 uint32_t rt_rule_u32(const struct rule_table *t, uint32_t rule, uint32_t off);

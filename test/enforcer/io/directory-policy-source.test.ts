@@ -1,5 +1,6 @@
 // The directory policy source on a real directory: first snapshot, reload on change (add, edit, delete),
-// namespace postures from Namespace documents, and invalid policies reported and left out.
+// bursts coalesced, files cut short read again, namespace postures from Namespace documents, and invalid
+// policies reported and left out.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,20 @@ describe('directory policy source', function () {
   let dir = '';
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'rtctl-policies-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** The newest snapshot once it satisfies `ok` (a reload may pass through intermediate states under load). */
+  async function until(
+    snapshots: PolicySnapshot[],
+    ok: (s: PolicySnapshot) => boolean,
+  ): Promise<PolicySnapshot> {
+    const end = Date.now() + 8000;
+    for (;;) {
+      const s = snapshots[snapshots.length - 1];
+      if (s !== undefined && ok(s)) return s;
+      if (Date.now() > end) throw new Error(`no such reload; last: ${JSON.stringify(s?.ruleSet)}`);
+      await sleep(20);
+    }
+  }
 
   async function next(snapshots: PolicySnapshot[], count: number): Promise<PolicySnapshot> {
     const end = Date.now() + 8000;
@@ -44,28 +59,26 @@ describe('directory policy source', function () {
         first.ruleSet.policies.map((p) => p.name),
         ['a'],
       );
+      const names = (s: PolicySnapshot): string => s.ruleSet.policies.map((p) => p.name).join(',');
       writeFileSync(join(dir, 'b.yml'), policy('b', '/bin/cat'));
-      assert.deepEqual(
-        (await next(snapshots, 1)).ruleSet.policies.map((p) => p.name),
-        ['a', 'b'],
-      );
+      await until(snapshots, (s) => names(s) === 'a,b');
       writeFileSync(join(dir, 'a.yaml'), policy('a', '/bin/ls'));
-      const edited = await next(snapshots, 2);
+      const edited = await until(snapshots, (s) => {
+        const m = s.ruleSet.policies.find((p) => p.name === 'a')?.rules[0]?.matcher;
+        return m?.kind === 'path' && m.path === '/bin/ls';
+      });
       const a = edited.ruleSet.policies.find((p) => p.name === 'a');
       assert.deepEqual(
         a?.rules.map((r) => r.matcher),
         [{ kind: 'path', path: '/bin/ls' }],
       );
       unlinkSync(join(dir, 'b.yml'));
-      assert.deepEqual(
-        (await next(snapshots, 3)).ruleSet.policies.map((p) => p.name),
-        ['a'],
-      );
+      await until(snapshots, (s) => names(s) === 'a');
       writeFileSync(
         join(dir, 'ns.yaml'),
         'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns-a\n  annotations:\n    runtime-file-posture: block\n',
       );
-      assert.equal((await next(snapshots, 4)).postures.get('ns-a')?.file, 'block');
+      await until(snapshots, (s) => s.postures.get('ns-a')?.file === 'block');
     } finally {
       await source.stop();
     }
@@ -119,6 +132,51 @@ describe('directory policy source', function () {
       lines.some((l) => l.includes('"code":"RT1008"') && l.includes('"file":"u16.yaml"')),
       lines.join(''),
     );
+  });
+
+  it('coalesces a burst of writes into one reload that carries the last content', async () => {
+    writeFileSync(join(dir, 'a.yaml'), policy('a', '/bin/sleep'));
+    const snapshots: PolicySnapshot[] = [];
+    const source = createDirectoryPolicySource({ dir, logger: pino({ level: 'silent' }), rescanMs: 60_000 });
+    await source.start((s) => snapshots.push(s));
+    try {
+      // 50 writes in one turn of the event loop: their watch events all arrive after the last one.
+      for (let i = 0; i < 50; i++) writeFileSync(join(dir, 'a.yaml'), policy('a', `/bin/tool${i}`));
+      const s = await next(snapshots, 1);
+      assert.deepEqual(
+        s.ruleSet.policies[0]?.rules.map((r) => r.matcher),
+        [{ kind: 'path', path: '/bin/tool49' }],
+      );
+      assert.ok(snapshots.length <= 2, `one reload for the burst (${snapshots.length})`);
+    } finally {
+      await source.stop();
+    }
+  });
+
+  it('reads again a changed file cut short (no final newline) and applies what it settles to', async () => {
+    writeFileSync(join(dir, 'a.yaml'), policy('a', '/bin/sleep'));
+    const snapshots: PolicySnapshot[] = [];
+    const source = createDirectoryPolicySource({ dir, logger: pino({ level: 'silent' }), rescanMs: 60_000 });
+    await source.start((s) => snapshots.push(s));
+    try {
+      // A writer mid-way: the document stops inside its rule list; then the rest arrives.
+      const whole = policy('b', '/bin/cat');
+      writeFileSync(join(dir, 'b.yaml'), whole.slice(0, whole.indexOf('/bin/cat') + 4));
+      writeFileSync(join(dir, 'b.yaml'), whole);
+      const s = await next(snapshots, 1);
+      assert.deepEqual(
+        s.ruleSet.policies.map((p) => p.name),
+        ['a', 'b'],
+      );
+      // A file that settles without its final newline is applied all the same (after the settle reads).
+      writeFileSync(join(dir, 'c.yaml'), policy('c', '/bin/ls').trimEnd());
+      assert.deepEqual(
+        (await next(snapshots, 2)).ruleSet.policies.map((p) => p.name),
+        ['a', 'b', 'c'],
+      );
+    } finally {
+      await source.stop();
+    }
   });
 
   it('fails to start on a missing directory', async () => {

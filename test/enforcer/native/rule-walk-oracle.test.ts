@@ -130,6 +130,103 @@ describe('fanotify helper lookup walk vs the decision oracle', function () {
     assert.ok(policyNames.length === expected.length);
   });
 
+  it('an inode it would stop asking for (ignore mark) is "allow without alert" for every actor, mode, owner, terminal and posture in the oracle (800 scenarios, fixed seed)', () => {
+    const scenarios = fc.sample(arbScenario, { numRuns: 800, seed: 20261125 });
+    const chunks: Buffer[] = [];
+    const asked: { ruleSet: RuleSet; scenario: (typeof scenarios)[number]; op: OperationRequest }[] = [];
+    for (const scenario of scenarios) {
+      const { ruleSet, workload, operations } = scenario;
+      const w =
+        workload.kind === 'host'
+          ? describeHost()
+          : describeContainer({
+              id: 'c',
+              labels: { ...workload.labels, 'io.kubernetes.pod.namespace': workload.namespace },
+              image: '',
+              pid: 2,
+              cgroupPath: '',
+            });
+      const node = buildNodeState(
+        { ruleSet, workloads: [w], postures: new Map(), nodeLabels: { ...workload.nodeLabels } },
+        1,
+      );
+      const set = node.state.workloads[0]?.policies ?? [];
+      const table = node.state.table.bytes;
+      chunks.push(Buffer.from(`table ${table.byteLength}\n`), Buffer.from(table));
+      for (const op of operations) {
+        if (op.operation !== Operation.Process && op.operation !== Operation.File) continue;
+        const kernelView = normalizeOperationRequest(op);
+        chunks.push(
+          Buffer.from(
+            `I ${CLASS[op.operation]} ${set.length > 0 ? set.join(',') : '-'} ${hex(normalizeResource(kernelView))}\n`,
+          ),
+        );
+        asked.push({ ruleSet, scenario, op });
+      }
+    }
+    const r = spawnSync(helper, ['--decide'], {
+      input: Buffer.concat(chunks),
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    });
+    assert.equal(r.status, 0, r.stderr);
+    const lines = r.stdout.split('\n').filter((l) => l !== '');
+    assert.equal(lines.length, asked.length, 'one answer per query');
+    let ignorable = 0;
+    let checked = 0;
+    lines.forEach((line, i) => {
+      const a = asked[i];
+      assert.ok(a);
+      assert.match(line, /^I [01]$/);
+      if (line !== 'I 1') return;
+      ignorable++;
+      // Every actor a rule names (exact paths, a child and a grandchild of each directory), none, and the
+      // operation's own; both access modes, owners, terminals; both postures.
+      const actors = new Set<string | undefined>([
+        undefined,
+        a.op.executable,
+        a.op.parentExecutable,
+        '/bin/sh',
+      ]);
+      for (const p of a.ruleSet.policies)
+        for (const rule of p.rules)
+          for (const src of rule.fromSource) {
+            if (src.kind === 'path') actors.add(src.path);
+            else {
+              actors.add(`${src.dir}x`);
+              actors.add(`${src.dir}x/y`);
+            }
+          }
+      for (const actor of actors)
+        for (const write of [false, true])
+          for (const owner of [false, true])
+            for (const tty of [false, true])
+              for (const posture of ['block', 'audit'] as const) {
+                const op: OperationRequest = {
+                  operation: a.op.operation,
+                  resource: a.op.resource,
+                  ...(actor === undefined ? {} : { executable: actor, parentExecutable: actor }),
+                  write,
+                  owner,
+                  tty,
+                };
+                const d = decideOperation(a.ruleSet, a.scenario.workload, op, {
+                  file: posture,
+                  network: posture,
+                  capabilities: posture,
+                });
+                checked++;
+                assert.ok(
+                  d.allowed && (d.alert ?? null) === null,
+                  `ignore mark would hide ${JSON.stringify(d)} for ${JSON.stringify(op)}`,
+                );
+              }
+    });
+    assert.ok(ignorable > 200, `enough ignorable operations (${ignorable})`);
+    assert.ok(ignorable < asked.length, 'some operations are not ignorable');
+    assert.ok(checked > ignorable * 16);
+  });
+
   it('refuses damaged tables with a message and never crashes (truncations and flipped bytes)', () => {
     const [scenario] = fc.sample(arbScenario, { numRuns: 1, seed: 7 });
     assert.ok(scenario);

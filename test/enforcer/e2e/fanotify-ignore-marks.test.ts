@@ -1,0 +1,224 @@
+// Inode ignore marks of the fanotify plane on a real container and the real kernel: after an "allow without
+// alert" that no actor, mode or owner could change, the kernel stops asking for that file (the helper's
+// decision counter does not move over a loop of opens), and a policy change after the mark takes effect on
+// the very next open or exec (Block denies, Audit reports). A file with several names (busybox applets are
+// hard links) is never marked. Every outcome is also checked against the decision oracle.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { decideOperation } from '../../../compiler/decide/decide.js';
+import type { OperationRequest, Workload } from '../../../compiler/decide/decision-input.js';
+import { Operation } from '../../../compiler/ir/rule-set.js';
+import { lintTexts } from '../../../compiler/lint.js';
+import type { DataPlane } from '../../../enforcer/data-plane.js';
+import { createFanotifyPlane } from '../../../enforcer/fanotify/fanotify-plane.js';
+import { buildNodeState } from '../../../enforcer/node-state.js';
+import { describeContainer } from '../../../enforcer/workload.js';
+import { NativeArtifact, requireNativeArtifact } from '../../support/native.js';
+import { requirePrereqs } from '../../support/prereq.js';
+import {
+  containerdPrereqs,
+  startContainerd,
+  type Containerd,
+  type TestContainer,
+} from '../support/containerd.js';
+import { stopHelper } from '../support/enforcer-process.js';
+
+const TOOL = '/usr/local/bin/ignore-tool';
+const LOOPS = 40;
+
+function policy(name: string, section: string, action: string): string {
+  return [
+    'apiVersion: security.runtime.com/v1',
+    'kind: RuntimePolicy',
+    'metadata:',
+    `  name: ${name}`,
+    '  namespace: ns-a',
+    'spec:',
+    '  selector:',
+    '    matchLabels:',
+    '      app: web',
+    section,
+    `  action: ${action}`,
+    '',
+  ].join('\n');
+}
+
+/** File and Process rules selecting the container that match neither /data/hello.txt nor the tool. */
+const UNRELATED = policy(
+  'unrelated',
+  '  file:\n    matchDirectories:\n    - dir: /srv/other/\n      recursive: true\n  process:\n    matchPaths:\n    - path: /opt/other/bin/x',
+  'Block',
+);
+const BLOCK_HELLO = policy('block-hello', '  file:\n    matchPaths:\n    - path: /data/hello.txt', 'Block');
+const AUDIT_DATA = policy('audit-data', '  file:\n    matchDirectories:\n    - dir: /data/', 'Audit');
+const BLOCK_TOOL = policy('block-tool', `  process:\n    matchPaths:\n    - path: ${TOOL}`, 'Block');
+
+describe('fanotify inode ignore marks on a real container (containerd + runc + busybox)', function () {
+  this.timeout(120000);
+  let cd: Containerd | undefined;
+  let container: TestContainer | undefined;
+  let plane: DataPlane | undefined;
+  let work = '';
+  let socket = '';
+  let generation = 0;
+  let texts: string[] = [];
+  const workload: Workload = { kind: 'container', namespace: 'ns-a', labels: { app: 'web' }, nodeLabels: {} };
+
+  async function apply(...policyTexts: string[]): Promise<void> {
+    if (!plane || !container) throw new Error('not started');
+    texts = policyTexts;
+    const lint = lintTexts(policyTexts.map((text, i) => ({ file: `p${i}.yaml`, text })));
+    const w = describeContainer({
+      id: container.id,
+      labels: { app: 'web', 'io.kubernetes.pod.namespace': 'ns-a' },
+      image: '',
+      pid: container.pid,
+      cgroupPath: '',
+    });
+    await plane.apply(
+      buildNodeState(
+        { ruleSet: lint.ruleSet, workloads: [w], postures: new Map(), nodeLabels: {} },
+        ++generation,
+      ).state,
+    );
+  }
+
+  function oracle(op: OperationRequest): { allowed: boolean; action: string | null } {
+    const lint = lintTexts(texts.map((text, i) => ({ file: `p${i}.yaml`, text })));
+    const d = decideOperation(lint.ruleSet, workload, op, {});
+    return { allowed: d.allowed, action: d.alert?.Action ?? null };
+  }
+
+  async function sh(script: string): Promise<{ code: number; stdout: string; stderr: string }> {
+    if (!cd || !container) throw new Error('not started');
+    return cd.exec(container.id, ['/bin/sh', '-c', script]);
+  }
+
+  /** Decisions the helper took for `n` iterations of `body`, less those of the same script with none. */
+  async function decisionsFor(body: string, n: number): Promise<number> {
+    if (!plane) throw new Error('not started');
+    const loop = (count: number): string => `i=0; while [ $i -lt ${count} ]; do ${body}; i=$((i+1)); done`;
+    const a = await plane.stats();
+    assert.equal((await sh(loop(0))).code, 0);
+    const b = await plane.stats();
+    const r = await sh(loop(n));
+    assert.equal(r.code, 0, r.stderr);
+    const c = await plane.stats();
+    return c.decisions - b.decisions - (b.decisions - a.decisions);
+  }
+
+  before(async function () {
+    this.timeout(120000);
+    requirePrereqs(this, containerdPrereqs());
+    const helperPath = requireNativeArtifact(this, NativeArtifact.fanotifyHelper);
+    work = mkdtempSync(join(tmpdir(), 'rtctl-ignore-'));
+    socket = join(work, 'fan.sock');
+    cd = await startContainerd({ [TOOL]: { mode: 0o755, content: '#!/bin/sh\necho tool-ran\n' } });
+    container = await cd.runContainer({
+      id: 'ignore-c',
+      pod: 'web-1',
+      namespace: 'ns-a',
+      container: 'web',
+      labels: { app: 'web' },
+    });
+    plane = createFanotifyPlane({
+      helperPath,
+      socketPath: socket,
+      helperLogPath: join(work, 'helper.log'),
+      logger: pino({ level: 'silent' }),
+    });
+    await plane.start();
+  });
+
+  after(async function () {
+    this.timeout(60000);
+    await plane?.stop({ keepEnforcing: false });
+    if (socket) await stopHelper(socket);
+    await cd?.stop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('after an allow without alert, the kernel stops asking for the file (no decision over a loop of opens)', async () => {
+    await apply(UNRELATED);
+    const op: OperationRequest = {
+      operation: Operation.File,
+      resource: '/data/hello.txt',
+      write: false,
+      owner: true,
+    };
+    assert.deepEqual(oracle(op), { allowed: true, action: null });
+    const before = await plane?.stats();
+    const first = await sh('cat /data/hello.txt');
+    assert.equal(first.stdout, 'hello from the image\n');
+    const after = await plane?.stats();
+    assert.ok(
+      (after?.ignoreMarks ?? 0) > (before?.ignoreMarks ?? 0),
+      `an ignore mark was set (${JSON.stringify(after)})`,
+    );
+    const asked = await decisionsFor(': < /data/hello.txt', LOOPS);
+    assert.ok(asked < 3, `the kernel asked ${asked} times for ${LOOPS} opens of a marked file`);
+  });
+
+  it('a Block after the mark denies the very next open (the state flushes every mark)', async () => {
+    await apply(UNRELATED);
+    assert.equal((await sh('cat /data/hello.txt')).code, 0);
+    await apply(UNRELATED, BLOCK_HELLO);
+    const op: OperationRequest = {
+      operation: Operation.File,
+      resource: '/data/hello.txt',
+      write: false,
+      owner: true,
+    };
+    assert.deepEqual(oracle(op), { allowed: false, action: 'Block' });
+    const r = await sh('cat /data/hello.txt');
+    assert.notEqual(r.code, 0, 'the open is denied');
+    assert.match(r.stderr, /Operation not permitted/);
+    // And back: allowed again, on the next open.
+    await apply(UNRELATED);
+    assert.equal((await sh('cat /data/hello.txt')).code, 0);
+  });
+
+  it('an Audit after the mark reports the very next open, and the file is not marked while audited', async () => {
+    await apply(UNRELATED);
+    assert.equal((await sh('cat /data/hello.txt')).code, 0);
+    await apply(UNRELATED, AUDIT_DATA);
+    const op: OperationRequest = {
+      operation: Operation.File,
+      resource: '/data/hello.txt',
+      write: false,
+      owner: true,
+    };
+    assert.deepEqual(oracle(op), { allowed: true, action: 'Audit' });
+    const s0 = await plane?.stats();
+    assert.equal((await sh('cat /data/hello.txt')).code, 0);
+    const s1 = await plane?.stats();
+    assert.ok((s1?.reported ?? 0) > (s0?.reported ?? 0), 'the open was reported');
+    const asked = await decisionsFor(': < /data/hello.txt', LOOPS);
+    assert.ok(asked >= LOOPS, `every audited open is asked (${asked} of ${LOOPS})`);
+  });
+
+  it('exec: a script marked after an allow is denied on the next exec once a Block names it', async () => {
+    await apply(UNRELATED);
+    assert.equal((await sh(TOOL)).stdout, 'tool-ran\n');
+    // Each run still execs the interpreter, /bin/sh (a hard link of busybox, never marked): the same runs of
+    // `/bin/sh -c :` are subtracted. What is left is the script's exec and its read by the interpreter.
+    const asked =
+      (await decisionsFor(`${TOOL} >/dev/null`, LOOPS)) - (await decisionsFor('/bin/sh -c :', LOOPS));
+    assert.ok(asked < 3, `the script is no longer asked for (${asked} decisions over ${LOOPS} runs)`);
+    await apply(UNRELATED, BLOCK_TOOL);
+    const op: OperationRequest = { operation: Operation.Process, resource: TOOL, write: false, owner: true };
+    assert.deepEqual(oracle(op), { allowed: false, action: 'Block' });
+    const r = await sh(`${TOOL}; echo "exit=$?"`);
+    assert.doesNotMatch(r.stdout, /tool-ran/);
+    assert.match(r.stdout, /exit=126/);
+  });
+
+  it('a file with several names (busybox applets are hard links) is never marked: every exec is asked', async () => {
+    await apply(UNRELATED);
+    const asked = await decisionsFor('/bin/true', LOOPS);
+    assert.ok(asked >= LOOPS, `every exec of /bin/true is asked (${asked} of ${LOOPS})`);
+  });
+});
