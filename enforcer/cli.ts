@@ -34,6 +34,8 @@ import {
 } from './io/rule-table-policy-source.js';
 import type { PolicySnapshot, PolicySource } from './policy-source.js';
 import { formatProbeReport, probeKernel } from './probe.js';
+import { OutputSpecError, parseOutputSpecs, type OutputSpec } from './outputs/output-spec.js';
+import { createAlertOutput, createAlertOutputs, type AlertOutputs } from './outputs/alert-outputs.js';
 
 /** Default state directory of the data planes and the alert socket. */
 export const DEFAULT_STATE_DIR = '/run/rtctl';
@@ -118,8 +120,19 @@ function prepareStateDir(dir: string, gid: number | undefined): void {
   }
 }
 
-async function runEnforcer(flags: EnforcerFlags): Promise<void> {
+/** `--alert-output` specs, parsed before anything starts (a bad one is a usage error). */
+function readOutputSpecs(texts: readonly string[] | undefined): OutputSpec[] {
+  try {
+    return parseOutputSpecs(texts ?? []);
+  } catch (err) {
+    if (err instanceof OutputSpecError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
+async function runEnforcer(flags: EnforcerFlags & { alertOutput?: string[] }): Promise<void> {
   const config = readEnforcerConfig(flags);
+  const outputSpecs = readOutputSpecs(flags.alertOutput);
   const logger = createLogger();
   // Files this process and the helpers it starts create (logs, sockets) are not readable by others.
   process.umask(0o027);
@@ -144,12 +157,18 @@ async function runEnforcer(flags: EnforcerFlags): Promise<void> {
   }
   let server: AlertServer | undefined;
   let enforcer: Enforcer | undefined;
+  let outputs: AlertOutputs | undefined;
   try {
     const replay =
       config.alertLog !== undefined
         ? readAlertLogTail(config.alertLog, HUB_CAPACITY, { maxFiles: config.alertLogFiles })
         : [];
     const hub = createAlertHub(HUB_CAPACITY, replay);
+    const alertOutputs = createAlertOutputs(
+      outputSpecs.map((spec) => ({ spec, output: createAlertOutput(spec, logger) })),
+      hub,
+    );
+    outputs = alertOutputs;
     try {
       server = await startAlertServer({
         hub,
@@ -157,7 +176,8 @@ async function runEnforcer(flags: EnforcerFlags): Promise<void> {
         logger,
         maxConnections: config.maxConnections,
         ...(config.gid !== undefined ? { socketGid: config.gid } : {}),
-        status: () => (enforcer ? enforcer.status() : Promise.resolve(undefined)),
+        status: async () =>
+          enforcer ? { ...(await enforcer.status()), outputs: alertOutputs.stats() } : undefined,
       });
     } catch (err) {
       throw new ConfigError(`--listen ${formatAlertAddress(config.listen)}: ${messageOf(err)}`);
@@ -191,11 +211,14 @@ async function runEnforcer(flags: EnforcerFlags): Promise<void> {
   } catch (err) {
     // The enforcer released what it had started; close what was opened here.
     await server?.close();
+    await outputs?.close(0);
     await log?.close();
     throw err;
   }
   logger.info({ url: server.url }, 'enforcer running; alert stream at /alerts');
-  process.stdout.write(`alerts: ${server.url}/alerts\n`);
+  // With a stdout output, stdout holds JSON alert lines only: the address goes to stderr.
+  const announce = outputSpecs.some((s) => s.kind === 'stdout') ? process.stderr : process.stdout;
+  announce.write(`alerts: ${server.url}/alerts\n`);
   await new Promise<void>((resolve) => {
     const stop = (): void => resolve();
     process.once('SIGTERM', stop);
@@ -203,7 +226,8 @@ async function runEnforcer(flags: EnforcerFlags): Promise<void> {
   });
   await server.close();
   await enforcer.stop({ keepEnforcing: !config.releaseOnExit });
-  logger.info({ released: config.releaseOnExit }, 'enforcer stopped');
+  await outputs.close();
+  logger.info({ released: config.releaseOnExit, outputs: outputs.stats() }, 'enforcer stopped');
 }
 
 /**
@@ -424,10 +448,16 @@ export function registerEnforcerCommands(program: Command): void {
     .option('--alert-log-files <n>', 'alert log files kept, the one being written included', '5')
     .option('--poll-ms <ms>', 'workload poll period', '1000')
     .option(
+      '--alert-output <spec>',
+      'also send alerts to: stdout, syslog+udp://HOST:PORT, syslog+tcp://HOST:PORT, syslog+unix:///PATH, http(s)://URL; options as ?minSeverity=5&… (repeatable; docs/alerts.md)',
+      collect,
+      [],
+    )
+    .option(
       '--release-on-exit',
       'stop enforcing when this process exits (default: the data plane keeps enforcing)',
     )
-    .action((flags: EnforcerFlags) => handleUsage(() => runEnforcer(flags)));
+    .action((flags: EnforcerFlags & { alertOutput: string[] }) => handleUsage(() => runEnforcer(flags)));
   enforcer
     .command('stop')
     .description(
