@@ -33,9 +33,12 @@ import {
   readRuleTableSnapshot,
 } from './io/rule-table-policy-source.js';
 import type { PolicySnapshot, PolicySource } from './policy-source.js';
+import type { DataPlane } from './data-plane.js';
 import { formatProbeReport, probeKernel } from './probe.js';
 import { OutputSpecError, parseOutputSpecs, type OutputSpec } from './outputs/output-spec.js';
 import { createAlertOutput, createAlertOutputs, type AlertOutputs } from './outputs/alert-outputs.js';
+import { createEnforcerMetrics } from './metrics/enforcer-metrics.js';
+import { instrumentDataPlane } from './metrics/instrument-plane.js';
 
 /** Default state directory of the data planes and the alert socket. */
 export const DEFAULT_STATE_DIR = '/run/rtctl';
@@ -169,11 +172,22 @@ async function runEnforcer(flags: EnforcerFlags & { alertOutput?: string[] }): P
       hub,
     );
     outputs = alertOutputs;
+    const inUse: { plane?: DataPlane } = {};
+    const metrics = createEnforcerMetrics({
+      hub,
+      role: 'enforcer',
+      processMetrics: true,
+      planeStats: () => (inUse.plane ? inUse.plane.stats() : Promise.resolve(undefined)),
+      serverStats: () => server?.stats(),
+      alertLogStats: () => log?.stats(),
+      outputStats: () => alertOutputs.stats(),
+    });
     try {
       server = await startAlertServer({
         hub,
         listen: config.listen,
         logger,
+        metrics: () => metrics.render(),
         maxConnections: config.maxConnections,
         ...(config.gid !== undefined ? { socketGid: config.gid } : {}),
         status: async () =>
@@ -188,7 +202,11 @@ async function runEnforcer(flags: EnforcerFlags & { alertOutput?: string[] }): P
     const enforcementTarget = findEnforcementTarget(planeName);
     if (enforcementTarget === undefined)
       throw new Error(`data plane ${planeName} has no enforcement table column`);
-    const plane = await factory.create({ stateDir: config.stateDir, logger });
+    const plane = instrumentDataPlane(await factory.create({ stateDir: config.stateDir, logger }), (s, ok) =>
+      metrics.observeApply(s, ok),
+    );
+    metrics.setPlane(planeName);
+    inUse.plane = plane;
     const starting = createEnforcer({
       source: createSource(config, logger, preloaded),
       containers: createContainerdLister({
@@ -325,12 +343,19 @@ async function runRelay(flags: { upstream: string[]; listen: string; group?: str
   const gid = flags.group !== undefined ? parseGroupFlag(flags.group) : undefined;
   const logger = createLogger();
   const hub = createAlertHub(HUB_CAPACITY);
-  let server: AlertServer;
+  let server: AlertServer | undefined;
+  const metrics = createEnforcerMetrics({
+    hub,
+    role: 'relay',
+    processMetrics: true,
+    serverStats: () => server?.stats(),
+  });
   try {
     server = await startAlertServer({
       hub,
       listen,
       logger,
+      metrics: () => metrics.render(),
       ...(gid !== undefined ? { socketGid: gid } : {}),
     });
   } catch (err) {

@@ -3,6 +3,7 @@
 //       headers: X-Alert-Stream (hub id), X-Alert-First-Seq (seq of the first line sent)
 //   GET /status                            enforcer status as JSON (from the given callback)
 //   GET /healthz                           ok
+//   GET /metrics                           Prometheus metrics (when given: enforcer/metrics/)
 // Bounded under hostile clients: each follower is a cursor into the hub's history, written only while its
 // socket buffer holds less than `followerBufferBytes` (backpressure), so a follower that stops reading costs
 // one bounded buffer; one that falls more than `maxLag` alerts behind gets a final stream-end line
@@ -41,6 +42,8 @@ export interface AlertServerOptions {
   logger: Logger;
   /** The `/status` document; undefined while not ready (503). */
   status?: () => Promise<unknown>;
+  /** The `/metrics` exposition; absent: 404. */
+  metrics?: () => Promise<{ contentType: string; body: string }>;
   /** Unix socket mode (default 0o660) and owning group id (default: the process's). */
   socketMode?: number;
   socketGid?: number;
@@ -220,6 +223,14 @@ export async function startAlertServer(options: AlertServerOptions): Promise<Ale
           serveAlerts(req, res, url, options, streams, () => endedBehind++);
         } else if (url.pathname === '/healthz') {
           res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
+        } else if (url.pathname === '/metrics' && options.metrics) {
+          options.metrics().then(
+            (m) => res.writeHead(200, { 'content-type': m.contentType }).end(m.body),
+            (err: unknown) => {
+              options.logger.error({ err }, 'metrics failed');
+              res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"internal error"}\n');
+            },
+          );
         } else if (url.pathname === '/status' && options.status) {
           options.status().then(
             (s) =>
