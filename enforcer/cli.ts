@@ -20,7 +20,10 @@ import { createAlertHub } from './alerts/alert-hub.js';
 import { matchesAlertFilter, type AlertFilter } from './alerts/alert-filter.js';
 import { startAlertServer, type AlertServer } from './alerts/alert-server.js';
 import { AlertStreamError, followAlerts } from './alerts/follow-alerts.js';
-import { formatAlert } from './alerts/format-alert.js';
+import { formatAlert, formatAlertPretty } from './alerts/format-alert.js';
+import { parseLabelSelector } from './alerts/label-selector.js';
+import { parseSince } from './alerts/parse-since.js';
+import { readAlertLogSince, type HistoryBoundary } from './io/alert-log-since.js';
 import { openAlertLog, type AlertLog } from './io/alert-log.js';
 import { readAlertLogTail } from './io/alert-log-tail.js';
 import { createContainerdLister } from './io/containerd-workloads.js';
@@ -173,6 +176,7 @@ async function runEnforcer(flags: EnforcerFlags & { alertOutput?: string[] }): P
     );
     outputs = alertOutputs;
     const inUse: { plane?: DataPlane } = {};
+    const alertLogPath = config.alertLog;
     const metrics = createEnforcerMetrics({
       hub,
       role: 'enforcer',
@@ -188,6 +192,12 @@ async function runEnforcer(flags: EnforcerFlags & { alertOutput?: string[] }): P
         listen: config.listen,
         logger,
         metrics: () => metrics.render(),
+        ...(alertLogPath !== undefined
+          ? {
+              history: (sinceMs: number, boundary: HistoryBoundary | undefined) =>
+                readAlertLogSince(alertLogPath, sinceMs, boundary, { maxFiles: config.alertLogFiles }),
+            }
+          : {}),
         maxConnections: config.maxConnections,
         ...(config.gid !== undefined ? { socketGid: config.gid } : {}),
         status: async () =>
@@ -289,6 +299,14 @@ async function releaseDataPlane(flags: { dataPlane: string; stateDir: string }):
 interface LogsFlags {
   namespace?: string;
   json?: boolean;
+  output?: string;
+  selector: string[];
+  resource: string[];
+  source: string[];
+  policy: string[];
+  action: string[];
+  severity?: string;
+  since?: string;
   operation: string[];
   pod: string[];
   container: string[];
@@ -297,9 +315,58 @@ interface LogsFlags {
   limit?: string;
 }
 
-async function runLogs(flags: LogsFlags): Promise<void> {
+/** Output forms of `rtctl logs`. */
+const LOG_FORMATS = ['text', 'json', 'pretty'] as const;
+
+/** The filter and output form of `rtctl logs`, from its flags (usage errors as ConfigError). */
+export function readLogsFlags(
+  flags: LogsFlags,
+  nowMs: number,
+): { filter: AlertFilter; format: (typeof LOG_FORMATS)[number]; sinceMs?: number } {
   const filter: AlertFilter = { operations: flags.operation, pods: flags.pod, containers: flags.container };
   if (flags.namespace !== undefined) filter.namespace = flags.namespace;
+  if (flags.selector.length > 0) {
+    const text = flags.selector.join(',');
+    const parsed = parseLabelSelector(text);
+    if (!parsed.ok) throw new ConfigError(`-l "${text}": column ${parsed.column}: ${parsed.error}`);
+    filter.labels = parsed.value;
+  }
+  filter.resources = flags.resource;
+  filter.sources = flags.source;
+  filter.policies = flags.policy;
+  for (const a of flags.action)
+    if (!['block', 'audit'].includes(a.toLowerCase()))
+      throw new ConfigError(`--action: "${a}" is neither Block nor Audit`);
+  filter.actions = flags.action;
+  if (flags.severity !== undefined) {
+    if (!/^\d{1,2}$/.test(flags.severity) || Number(flags.severity) > 10)
+      throw new ConfigError(`--severity: a minimum severity from 0 to 10, got "${flags.severity}"`);
+    filter.minSeverity = Number(flags.severity);
+  }
+  let sinceMs: number | undefined;
+  if (flags.since !== undefined) {
+    const parsed = parseSince(flags.since, nowMs);
+    if (!parsed.ok) throw new ConfigError(`--since: ${parsed.error}`);
+    sinceMs = parsed.ms;
+    filter.sinceMs = parsed.ms;
+  }
+  const output = flags.output ?? (flags.json ? 'json' : 'text');
+  const format = LOG_FORMATS.find((f) => f === output);
+  if (format === undefined) throw new ConfigError(`-o: "${output}" is not one of ${LOG_FORMATS.join(', ')}`);
+  if (flags.json && format !== 'json')
+    throw new ConfigError(`--json is -o json; it cannot be given with -o ${format}`);
+  return { filter, format, ...(sinceMs !== undefined ? { sinceMs } : {}) };
+}
+
+const PRINT = {
+  text: formatAlert,
+  json: (a: unknown) => `${JSON.stringify(a)}\n`,
+  pretty: formatAlertPretty,
+};
+
+async function runLogs(flags: LogsFlags): Promise<void> {
+  const { filter, format, sinceMs } = readLogsFlags(flags, Date.now());
+  const print = PRINT[format];
   const limit = flags.limit !== undefined ? Number(flags.limit) : Infinity;
   if (!(limit > 0)) throw new ConfigError('--limit: a positive number');
   const servers = (flags.server.length > 0 ? flags.server : [DEFAULT_ALERT_ADDRESS]).map((s) =>
@@ -315,10 +382,11 @@ async function runLogs(flags: LogsFlags): Promise<void> {
       servers,
       follow: flags.follow,
       signal: abort.signal,
+      ...(sinceMs !== undefined ? { sinceMs } : {}),
       onAlert: (alert) => {
         if (printed >= limit || !matchesAlertFilter(alert, filter)) return;
         printed++;
-        process.stdout.write(flags.json ? `${JSON.stringify(alert)}\n` : formatAlert(alert));
+        process.stdout.write(print(alert));
         if (printed >= limit) abort.abort();
       },
       onError: (message, server) => process.stderr.write(`rtctl logs: ${server}: ${message}; reconnecting\n`),
@@ -520,7 +588,31 @@ export function registerEnforcerCommands(program: Command): void {
     .command('logs')
     .description('Stream alerts from the enforcers (follows and reconnects)')
     .option('-n, --namespace <ns>', 'only alerts of this namespace')
-    .option('--json', 'one JSON alert record per line')
+    .option(
+      '-o, --output <format>',
+      'text (readable blocks, default), json (one record per line), pretty (indented JSON)',
+    )
+    .option('--json', 'one JSON alert record per line (-o json)')
+    .option(
+      '-l, --selector <selector>',
+      'only pods whose labels match: app=web,tier!=db,env in (a,b),!canary (repeatable: all must hold)',
+      collect,
+      [],
+    )
+    .option(
+      '--resource <path>',
+      'only this resource (file or executable; * and ? glob; repeatable)',
+      collect,
+      [],
+    )
+    .option('--source <path>', 'only this acting executable (* and ? glob; repeatable)', collect, [])
+    .option('--policy <name>', 'only alerts of this policy (repeatable)', collect, [])
+    .option('--action <action>', 'only Block or Audit (repeatable)', collect, [])
+    .option('--severity <n>', 'only alerts of at least this severity (0-10)')
+    .option(
+      '--since <when>',
+      'start at this age (30s, 10m, 2h, 1d) or RFC 3339 time; older alerts come from the alert log',
+    )
     .option(
       '--operation <op>',
       'only this operation (Process, File, Network, Capabilities; repeatable)',

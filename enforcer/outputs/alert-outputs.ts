@@ -3,6 +3,7 @@
 // again), each behind its own minimum-severity filter. Filtered alerts are counted per output.
 import type { Logger } from 'pino';
 import type { AlertHub } from '../alerts/alert-hub.js';
+import { meetsMinSeverity } from '../alerts/alert-filter.js';
 import type { AlertRecord } from '../alerts/alert-record.js';
 import type { AlertOutput, AlertOutputStats } from './alert-output.js';
 import { createHttpOutput } from './http-output.js';
@@ -21,9 +22,7 @@ export interface AlertOutputs {
 
 /** True when the alert reaches an output with this minimum severity (a non-numeric severity always does). */
 export function passesMinSeverity(alert: Pick<AlertRecord, 'Severity'>, minSeverity: number): boolean {
-  if (minSeverity <= 0) return true;
-  const n = Number(alert.Severity);
-  return !Number.isFinite(n) || n >= minSeverity;
+  return meetsMinSeverity(alert, minSeverity);
 }
 
 /** Creates one output from its spec. */
