@@ -403,20 +403,33 @@ async function runLogs(flags: LogsFlags): Promise<void> {
   }
 }
 
-async function runRelay(flags: { upstream: string[]; listen: string; group?: string }): Promise<void> {
+interface RelayFlags {
+  upstream: string[];
+  listen: string;
+  group?: string;
+  alertOutput?: string[];
+}
+
+async function runRelay(flags: RelayFlags): Promise<void> {
   const upstreams = (flags.upstream.length > 0 ? flags.upstream : [DEFAULT_ALERT_ADDRESS]).map((u) =>
     formatAlertAddress(parseAddressFlag('--upstream', u)),
   );
   const listen = parseAddressFlag('--listen', flags.listen);
   const gid = flags.group !== undefined ? parseGroupFlag(flags.group) : undefined;
+  const outputSpecs = readOutputSpecs(flags.alertOutput);
   const logger = createLogger();
   const hub = createAlertHub(HUB_CAPACITY);
+  const outputs = createAlertOutputs(
+    outputSpecs.map((spec) => ({ spec, output: createAlertOutput(spec, logger) })),
+    hub,
+  );
   let server: AlertServer | undefined;
   const metrics = createEnforcerMetrics({
     hub,
     role: 'relay',
     processMetrics: true,
     serverStats: () => server?.stats(),
+    outputStats: () => outputs.stats(),
   });
   try {
     server = await startAlertServer({
@@ -424,12 +437,16 @@ async function runRelay(flags: { upstream: string[]; listen: string; group?: str
       listen,
       logger,
       metrics: () => metrics.render(),
+      status: () =>
+        Promise.resolve({ role: 'relay', upstreams, alerts: hub.count(), outputs: outputs.stats() }),
       ...(gid !== undefined ? { socketGid: gid } : {}),
     });
   } catch (err) {
+    await outputs.close(0);
     throw new ConfigError(`--listen ${formatAlertAddress(listen)}: ${messageOf(err)}`);
   }
-  process.stdout.write(`alerts: ${server.url}/alerts\n`);
+  const announce = outputSpecs.some((s) => s.kind === 'stdout') ? process.stderr : process.stdout;
+  announce.write(`alerts: ${server.url}/alerts\n`);
   const abort = new AbortController();
   process.once('SIGTERM', () => abort.abort());
   process.once('SIGINT', () => abort.abort());
@@ -447,6 +464,7 @@ async function runRelay(flags: { upstream: string[]; listen: string; group?: str
     throw err;
   } finally {
     await server.close();
+    await outputs.close();
   }
 }
 
@@ -572,9 +590,13 @@ export function registerEnforcerCommands(program: Command): void {
     )
     .option('--listen <address>', 'address to serve on: host:port, or a unix socket path', '127.0.0.1:4281')
     .option('--group <group>', 'group (name or id) given the unix socket (0660)')
-    .action((flags: { upstream: string[]; listen: string; group?: string }) =>
-      handleUsage(() => runRelay(flags)),
-    );
+    .option(
+      '--alert-output <spec>',
+      'also send the relayed alerts to an output (as for enforcer run; repeatable)',
+      collect,
+      [],
+    )
+    .action((flags: RelayFlags) => handleUsage(() => runRelay(flags)));
   enforcer
     .command('status')
     .description("Print a running enforcer's status as JSON")

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { get } from 'node:http';
+import { createServer, get } from 'node:http';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { createAlertHub } from '../../../enforcer/alerts/alert-hub.js';
@@ -183,7 +183,7 @@ describe('enforcer metrics (/metrics over real HTTP on loopback)', function () {
     assert.equal(sample(body, 'rtctl_enforcer_apply_duration_seconds_count', { result: 'error' }), 1);
   });
 
-  it('rtctl enforcer relay serves /metrics with its followers and the alerts it relayed', async () => {
+  it('rtctl enforcer relay serves /metrics and /status, and forwards to its --alert-output', async () => {
     const hub = createAlertHub(100);
     const upstream = await startAlertServer({
       hub,
@@ -193,13 +193,31 @@ describe('enforcer metrics (/metrics over real HTTP on loopback)', function () {
     servers.push(upstream);
     hub.publish(sampleAlert(1));
     hub.publish(sampleAlert(2, { Action: 'Audit' }));
+    const hooked: string[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (c: string) => (body += c));
+      req.on('end', () => {
+        hooked.push(...body.split('\n').filter((l) => l !== ''));
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const { port } = receiver.address() as { port: number };
     const child = spawn(
       process.execPath,
-      rtctlArgs(['enforcer', 'relay', '--upstream', upstream.url, '--listen', '127.0.0.1:0']),
-      {
-        cwd: REPO_ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
+      rtctlArgs([
+        'enforcer',
+        'relay',
+        '--upstream',
+        upstream.url,
+        '--listen',
+        '127.0.0.1:0',
+        '--alert-output',
+        `http://127.0.0.1:${port}/in?batchSize=1&name=hook`,
+      ]),
+      { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     try {
       let out = '';
@@ -209,18 +227,39 @@ describe('enforcer metrics (/metrics over real HTTP on loopback)', function () {
       let body = '';
       await waitFor(() => {
         void fetchText(`${url}/metrics`).then((r) => (body = r.body));
-        return sample(body, 'rtctl_alerts_published_total') === 2;
-      }, 'relay counted both alerts');
+        return (
+          sample(body, 'rtctl_alert_output_alerts_total', {
+            output: 'hook',
+            kind: 'http',
+            result: 'sent',
+          }) === 2
+        );
+      }, 'relay counted both alerts as sent');
       assert.equal(sample(body, 'rtctl_build_info', { role: 'relay' }), 1);
+      assert.equal(sample(body, 'rtctl_alerts_published_total'), 2);
       assert.equal(
         sample(body, 'rtctl_alerts_total', { policy: 'block-sleep', operation: 'Process', action: 'Audit' }),
         1,
       );
       assert.equal(upstream.stats().streams, 1, 'the relay follows its upstream');
+      assert.deepEqual(
+        hooked.map((l) => (JSON.parse(l) as { Resource: string }).Resource),
+        ['/bin/r1', '/bin/r2'],
+      );
+      const status = JSON.parse((await fetchText(`${url}/status`)).body) as {
+        role: string;
+        outputs: { name: string; sent: number }[];
+      };
+      assert.equal(status.role, 'relay');
+      assert.deepEqual(
+        status.outputs.map((o) => [o.name, o.sent]),
+        [['hook', 2]],
+      );
     } finally {
       const gone = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await gone;
+      receiver.close();
     }
   });
 });
