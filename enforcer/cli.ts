@@ -20,7 +20,10 @@ import { createAlertHub } from './alerts/alert-hub.js';
 import { matchesAlertFilter, type AlertFilter } from './alerts/alert-filter.js';
 import { startAlertServer, type AlertServer } from './alerts/alert-server.js';
 import { AlertStreamError, followAlerts } from './alerts/follow-alerts.js';
-import { formatAlert } from './alerts/format-alert.js';
+import { formatAlert, formatAlertPretty } from './alerts/format-alert.js';
+import { parseLabelSelector } from './alerts/label-selector.js';
+import { parseSince } from './alerts/parse-since.js';
+import { readAlertLogSince, type HistoryBoundary } from './io/alert-log-since.js';
 import { openAlertLog, type AlertLog } from './io/alert-log.js';
 import { readAlertLogTail } from './io/alert-log-tail.js';
 import { createContainerdLister } from './io/containerd-workloads.js';
@@ -35,7 +38,12 @@ import {
   readRuleTableSnapshot,
 } from './io/rule-table-policy-source.js';
 import type { PolicySnapshot, PolicySource } from './policy-source.js';
+import type { DataPlane } from './data-plane.js';
 import { formatProbeReport, probeKernel } from './probe.js';
+import { OutputSpecError, parseOutputSpecs, type OutputSpec } from './outputs/output-spec.js';
+import { createAlertOutput, createAlertOutputs, type AlertOutputs } from './outputs/alert-outputs.js';
+import { createEnforcerMetrics } from './metrics/enforcer-metrics.js';
+import { instrumentDataPlane } from './metrics/instrument-plane.js';
 
 /** Default state directory of the data planes and the alert socket. */
 export const DEFAULT_STATE_DIR = '/run/rtctl';
@@ -128,8 +136,19 @@ function prepareStateDir(dir: string, gid: number | undefined): void {
   }
 }
 
-async function runEnforcer(flags: EnforcerFlags): Promise<void> {
+/** `--alert-output` specs, parsed before anything starts (a bad one is a usage error). */
+function readOutputSpecs(texts: readonly string[] | undefined): OutputSpec[] {
+  try {
+    return parseOutputSpecs(texts ?? []);
+  } catch (err) {
+    if (err instanceof OutputSpecError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
+async function runEnforcer(flags: EnforcerFlags & { alertOutput?: string[] }): Promise<void> {
   const config = readEnforcerConfig(flags);
+  const outputSpecs = readOutputSpecs(flags.alertOutput);
   const logger = createLogger();
   // Files this process and the helpers it starts create (logs, sockets) are not readable by others.
   process.umask(0o027);
@@ -155,20 +174,45 @@ async function runEnforcer(flags: EnforcerFlags): Promise<void> {
   let server: AlertServer | undefined;
   let enforcer: Enforcer | undefined;
   let reporting: NodeStatusReporting | undefined;
+  let outputs: AlertOutputs | undefined;
   try {
     const replay =
       config.alertLog !== undefined
         ? readAlertLogTail(config.alertLog, HUB_CAPACITY, { maxFiles: config.alertLogFiles })
         : [];
     const hub = createAlertHub(HUB_CAPACITY, replay);
+    const alertOutputs = createAlertOutputs(
+      outputSpecs.map((spec) => ({ spec, output: createAlertOutput(spec, logger) })),
+      hub,
+    );
+    outputs = alertOutputs;
+    const inUse: { plane?: DataPlane } = {};
+    const alertLogPath = config.alertLog;
+    const metrics = createEnforcerMetrics({
+      hub,
+      role: 'enforcer',
+      processMetrics: true,
+      planeStats: () => (inUse.plane ? inUse.plane.stats() : Promise.resolve(undefined)),
+      serverStats: () => server?.stats(),
+      alertLogStats: () => log?.stats(),
+      outputStats: () => alertOutputs.stats(),
+    });
     try {
       server = await startAlertServer({
         hub,
         listen: config.listen,
         logger,
+        metrics: () => metrics.render(),
+        ...(alertLogPath !== undefined
+          ? {
+              history: (sinceMs: number, boundary: HistoryBoundary | undefined) =>
+                readAlertLogSince(alertLogPath, sinceMs, boundary, { maxFiles: config.alertLogFiles }),
+            }
+          : {}),
         maxConnections: config.maxConnections,
         ...(config.gid !== undefined ? { socketGid: config.gid } : {}),
-        status: () => (enforcer ? enforcer.status() : Promise.resolve(undefined)),
+        status: async () =>
+          enforcer ? { ...(await enforcer.status()), outputs: alertOutputs.stats() } : undefined,
       });
     } catch (err) {
       throw new ConfigError(`--listen ${formatAlertAddress(config.listen)}: ${messageOf(err)}`);
@@ -179,7 +223,11 @@ async function runEnforcer(flags: EnforcerFlags): Promise<void> {
     const enforcementTarget = findEnforcementTarget(planeName);
     if (enforcementTarget === undefined)
       throw new Error(`data plane ${planeName} has no enforcement table column`);
-    const plane = await factory.create({ stateDir: config.stateDir, logger });
+    const plane = instrumentDataPlane(await factory.create({ stateDir: config.stateDir, logger }), (s, ok) =>
+      metrics.observeApply(s, ok),
+    );
+    metrics.setPlane(planeName);
+    inUse.plane = plane;
     if (config.source.kind === 'kubernetes') {
       // Policy status: this node's report ConfigMap, and the release request of `rtctl uninstall`.
       const kc = loadKubeConfig(config.source.kubeconfig);
@@ -222,11 +270,14 @@ async function runEnforcer(flags: EnforcerFlags): Promise<void> {
     await reporting?.stop();
     // The enforcer released what it had started; close what was opened here.
     await server?.close();
+    await outputs?.close(0);
     await log?.close();
     throw err;
   }
   logger.info({ url: server.url }, 'enforcer running; alert stream at /alerts');
-  process.stdout.write(`alerts: ${server.url}/alerts\n`);
+  // With a stdout output, stdout holds JSON alert lines only: the address goes to stderr.
+  const announce = outputSpecs.some((s) => s.kind === 'stdout') ? process.stderr : process.stdout;
+  announce.write(`alerts: ${server.url}/alerts\n`);
   await new Promise<void>((resolve) => {
     const stop = (): void => resolve();
     process.once('SIGTERM', stop);
@@ -235,7 +286,8 @@ async function runEnforcer(flags: EnforcerFlags): Promise<void> {
   await reporting?.stop();
   await server.close();
   await enforcer.stop({ keepEnforcing: !config.releaseOnExit });
-  logger.info({ released: config.releaseOnExit }, 'enforcer stopped');
+  await outputs.close();
+  logger.info({ released: config.releaseOnExit, outputs: outputs.stats() }, 'enforcer stopped');
 }
 
 /**
@@ -279,6 +331,14 @@ async function releaseDataPlane(flags: { dataPlane: string; stateDir: string }):
 interface LogsFlags {
   namespace?: string;
   json?: boolean;
+  output?: string;
+  selector: string[];
+  resource: string[];
+  source: string[];
+  policy: string[];
+  action: string[];
+  severity?: string;
+  since?: string;
   operation: string[];
   pod: string[];
   container: string[];
@@ -287,9 +347,58 @@ interface LogsFlags {
   limit?: string;
 }
 
-async function runLogs(flags: LogsFlags): Promise<void> {
+/** Output forms of `rtctl logs`. */
+const LOG_FORMATS = ['text', 'json', 'pretty'] as const;
+
+/** The filter and output form of `rtctl logs`, from its flags (usage errors as ConfigError). */
+export function readLogsFlags(
+  flags: LogsFlags,
+  nowMs: number,
+): { filter: AlertFilter; format: (typeof LOG_FORMATS)[number]; sinceMs?: number } {
   const filter: AlertFilter = { operations: flags.operation, pods: flags.pod, containers: flags.container };
   if (flags.namespace !== undefined) filter.namespace = flags.namespace;
+  if (flags.selector.length > 0) {
+    const text = flags.selector.join(',');
+    const parsed = parseLabelSelector(text);
+    if (!parsed.ok) throw new ConfigError(`-l "${text}": column ${parsed.column}: ${parsed.error}`);
+    filter.labels = parsed.value;
+  }
+  filter.resources = flags.resource;
+  filter.sources = flags.source;
+  filter.policies = flags.policy;
+  for (const a of flags.action)
+    if (!['block', 'audit'].includes(a.toLowerCase()))
+      throw new ConfigError(`--action: "${a}" is neither Block nor Audit`);
+  filter.actions = flags.action;
+  if (flags.severity !== undefined) {
+    if (!/^\d{1,2}$/.test(flags.severity) || Number(flags.severity) > 10)
+      throw new ConfigError(`--severity: a minimum severity from 0 to 10, got "${flags.severity}"`);
+    filter.minSeverity = Number(flags.severity);
+  }
+  let sinceMs: number | undefined;
+  if (flags.since !== undefined) {
+    const parsed = parseSince(flags.since, nowMs);
+    if (!parsed.ok) throw new ConfigError(`--since: ${parsed.error}`);
+    sinceMs = parsed.ms;
+    filter.sinceMs = parsed.ms;
+  }
+  const output = flags.output ?? (flags.json ? 'json' : 'text');
+  const format = LOG_FORMATS.find((f) => f === output);
+  if (format === undefined) throw new ConfigError(`-o: "${output}" is not one of ${LOG_FORMATS.join(', ')}`);
+  if (flags.json && format !== 'json')
+    throw new ConfigError(`--json is -o json; it cannot be given with -o ${format}`);
+  return { filter, format, ...(sinceMs !== undefined ? { sinceMs } : {}) };
+}
+
+const PRINT = {
+  text: formatAlert,
+  json: (a: unknown) => `${JSON.stringify(a)}\n`,
+  pretty: formatAlertPretty,
+};
+
+async function runLogs(flags: LogsFlags): Promise<void> {
+  const { filter, format, sinceMs } = readLogsFlags(flags, Date.now());
+  const print = PRINT[format];
   const limit = flags.limit !== undefined ? Number(flags.limit) : Infinity;
   if (!(limit > 0)) throw new ConfigError('--limit: a positive number');
   const servers = (flags.server.length > 0 ? flags.server : [DEFAULT_ALERT_ADDRESS]).map((s) =>
@@ -305,10 +414,11 @@ async function runLogs(flags: LogsFlags): Promise<void> {
       servers,
       follow: flags.follow,
       signal: abort.signal,
+      ...(sinceMs !== undefined ? { sinceMs } : {}),
       onAlert: (alert) => {
         if (printed >= limit || !matchesAlertFilter(alert, filter)) return;
         printed++;
-        process.stdout.write(flags.json ? `${JSON.stringify(alert)}\n` : formatAlert(alert));
+        process.stdout.write(print(alert));
         if (printed >= limit) abort.abort();
       },
       onError: (message, server) => process.stderr.write(`rtctl logs: ${server}: ${message}; reconnecting\n`),
@@ -325,26 +435,50 @@ async function runLogs(flags: LogsFlags): Promise<void> {
   }
 }
 
-async function runRelay(flags: { upstream: string[]; listen: string; group?: string }): Promise<void> {
+interface RelayFlags {
+  upstream: string[];
+  listen: string;
+  group?: string;
+  alertOutput?: string[];
+}
+
+async function runRelay(flags: RelayFlags): Promise<void> {
   const upstreams = (flags.upstream.length > 0 ? flags.upstream : [DEFAULT_ALERT_ADDRESS]).map((u) =>
     formatAlertAddress(parseAddressFlag('--upstream', u)),
   );
   const listen = parseAddressFlag('--listen', flags.listen);
   const gid = flags.group !== undefined ? parseGroupFlag(flags.group) : undefined;
+  const outputSpecs = readOutputSpecs(flags.alertOutput);
   const logger = createLogger();
   const hub = createAlertHub(HUB_CAPACITY);
-  let server: AlertServer;
+  const outputs = createAlertOutputs(
+    outputSpecs.map((spec) => ({ spec, output: createAlertOutput(spec, logger) })),
+    hub,
+  );
+  let server: AlertServer | undefined;
+  const metrics = createEnforcerMetrics({
+    hub,
+    role: 'relay',
+    processMetrics: true,
+    serverStats: () => server?.stats(),
+    outputStats: () => outputs.stats(),
+  });
   try {
     server = await startAlertServer({
       hub,
       listen,
       logger,
+      metrics: () => metrics.render(),
+      status: () =>
+        Promise.resolve({ role: 'relay', upstreams, alerts: hub.count(), outputs: outputs.stats() }),
       ...(gid !== undefined ? { socketGid: gid } : {}),
     });
   } catch (err) {
+    await outputs.close(0);
     throw new ConfigError(`--listen ${formatAlertAddress(listen)}: ${messageOf(err)}`);
   }
-  process.stdout.write(`alerts: ${server.url}/alerts\n`);
+  const announce = outputSpecs.some((s) => s.kind === 'stdout') ? process.stderr : process.stdout;
+  announce.write(`alerts: ${server.url}/alerts\n`);
   const abort = new AbortController();
   process.once('SIGTERM', () => abort.abort());
   process.once('SIGINT', () => abort.abort());
@@ -362,6 +496,7 @@ async function runRelay(flags: { upstream: string[]; listen: string; group?: str
     throw err;
   } finally {
     await server.close();
+    await outputs.close();
   }
 }
 
@@ -466,10 +601,16 @@ export function registerEnforcerCommands(program: Command): void {
       '60000',
     )
     .option(
+      '--alert-output <spec>',
+      'also send alerts to: stdout, syslog+udp://HOST:PORT, syslog+tcp://HOST:PORT, syslog+unix:///PATH, http(s)://URL; options as ?minSeverity=5&… (repeatable; docs/alerts.md)',
+      collect,
+      [],
+    )
+    .option(
       '--release-on-exit',
       'stop enforcing when this process exits (default: the data plane keeps enforcing)',
     )
-    .action((flags: EnforcerFlags) => handleUsage(() => runEnforcer(flags)));
+    .action((flags: EnforcerFlags & { alertOutput: string[] }) => handleUsage(() => runEnforcer(flags)));
   enforcer
     .command('stop')
     .description(
@@ -491,9 +632,13 @@ export function registerEnforcerCommands(program: Command): void {
     )
     .option('--listen <address>', 'address to serve on: host:port, or a unix socket path', '127.0.0.1:4281')
     .option('--group <group>', 'group (name or id) given the unix socket (0660)')
-    .action((flags: { upstream: string[]; listen: string; group?: string }) =>
-      handleUsage(() => runRelay(flags)),
-    );
+    .option(
+      '--alert-output <spec>',
+      'also send the relayed alerts to an output (as for enforcer run; repeatable)',
+      collect,
+      [],
+    )
+    .action((flags: RelayFlags) => handleUsage(() => runRelay(flags)));
   enforcer
     .command('status')
     .description("Print a running enforcer's status as JSON")
@@ -507,7 +652,31 @@ export function registerEnforcerCommands(program: Command): void {
     .command('logs')
     .description('Stream alerts from the enforcers (follows and reconnects)')
     .option('-n, --namespace <ns>', 'only alerts of this namespace')
-    .option('--json', 'one JSON alert record per line')
+    .option(
+      '-o, --output <format>',
+      'text (readable blocks, default), json (one record per line), pretty (indented JSON)',
+    )
+    .option('--json', 'one JSON alert record per line (-o json)')
+    .option(
+      '-l, --selector <selector>',
+      'only pods whose labels match: app=web,tier!=db,env in (a,b),!canary (repeatable: all must hold)',
+      collect,
+      [],
+    )
+    .option(
+      '--resource <path>',
+      'only this resource (file or executable; * and ? glob; repeatable)',
+      collect,
+      [],
+    )
+    .option('--source <path>', 'only this acting executable (* and ? glob; repeatable)', collect, [])
+    .option('--policy <name>', 'only alerts of this policy (repeatable)', collect, [])
+    .option('--action <action>', 'only Block or Audit (repeatable)', collect, [])
+    .option('--severity <n>', 'only alerts of at least this severity (0-10)')
+    .option(
+      '--since <when>',
+      'start at this age (30s, 10m, 2h, 1d) or RFC 3339 time; older alerts come from the alert log',
+    )
     .option(
       '--operation <op>',
       'only this operation (Process, File, Network, Capabilities; repeatable)',

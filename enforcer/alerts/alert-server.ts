@@ -1,8 +1,13 @@
 // The alert stream endpoint (docs/enforcer.md "Alert stream"): HTTP over a unix socket (default) or TCP, NDJSON.
 //   GET /alerts?after=<seq>&follow=<0|1>   history after <seq>, then (follow=1, default) live alerts
 //       headers: X-Alert-Stream (hub id), X-Alert-First-Seq (seq of the first line sent)
+//   GET /alerts?since=<ms>&follow=<0|1>    the same, from the first held alert at or after that time (ms since
+//       the epoch); when every held alert is newer, older ones come first from the alert log (`history`):
+//       X-Alert-Log-Lines: N says the first N lines are such log alerts and carry no sequence number, and
+//       X-Alert-Log-Truncated: 1 that a bound cut them (alert-log-since.ts)
 //   GET /status                            enforcer status as JSON (from the given callback)
 //   GET /healthz                           ok
+//   GET /metrics                           Prometheus metrics (when given: enforcer/metrics/)
 // Bounded under hostile clients: each follower is a cursor into the hub's history, written only while its
 // socket buffer holds less than `followerBufferBytes` (backpressure), so a follower that stops reading costs
 // one bounded buffer; one that falls more than `maxLag` alerts behind gets a final stream-end line
@@ -12,7 +17,10 @@ import { chmodSync, chownSync, lstatSync, unlinkSync } from 'node:fs';
 import { connect, type AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { formatAlertAddress, type AlertAddress } from './alert-address.js';
+import { alertTimeMs } from './alert-filter.js';
 import type { AlertHub } from './alert-hub.js';
+import type { AlertRecord } from './alert-record.js';
+import type { HistoryBoundary } from '../io/alert-log-since.js';
 import { formatStreamEnd } from './stream-end.js';
 
 /** What the server holds for its streams now (tests and /status read it). */
@@ -41,6 +49,13 @@ export interface AlertServerOptions {
   logger: Logger;
   /** The `/status` document; undefined while not ready (503). */
   status?: () => Promise<unknown>;
+  /** Alerts older than the hub holds, for `since=` (from the alert log); absent: the hub's history only. */
+  history?: (
+    sinceMs: number,
+    boundary: HistoryBoundary | undefined,
+  ) => { alerts: AlertRecord[]; truncated: boolean };
+  /** The `/metrics` exposition; absent: 404. */
+  metrics?: () => Promise<{ contentType: string; body: string }>;
   /** Unix socket mode (default 0o660) and owning group id (default: the process's). */
   socketMode?: number;
   socketGid?: number;
@@ -94,6 +109,14 @@ function serveAlerts(
       .end('{"error":"after must be a non-negative integer"}\n');
     return;
   }
+  const sinceText = url.searchParams.get('since');
+  const since = sinceText === null ? undefined : /^\d{1,15}$/.test(sinceText) ? Number(sinceText) : NaN;
+  if (since !== undefined && (Number.isNaN(since) || url.searchParams.has('after'))) {
+    res
+      .writeHead(400, { 'content-type': 'application/json' })
+      .end('{"error":"since must be milliseconds since the epoch, and not given with after"}\n');
+    return;
+  }
   if (streams.size >= (options.maxStreams ?? DEFAULTS.maxStreams)) {
     res
       .writeHead(503, { 'content-type': 'application/json', 'retry-after': '5' })
@@ -105,12 +128,42 @@ function serveAlerts(
   const maxLag = options.maxLag ?? DEFAULTS.maxLag;
   // The cursor: the last sequence number written to this stream.
   let cursor = Math.max(after, hub.firstHeld() - 1);
+  let fromLog: { alerts: AlertRecord[]; truncated: boolean } = { alerts: [], truncated: false };
+  if (since !== undefined) {
+    // From the newest held alert backwards to the first one older than `since`.
+    let start = hub.count() + 1;
+    for (let s = hub.count(); s >= hub.firstHeld(); s--) {
+      const item = hub.at(s);
+      if (item === undefined || alertTimeMs(item.alert) < since) break;
+      start = s;
+    }
+    cursor = start - 1;
+    const oldest = hub.at(start);
+    if (start === hub.firstHeld() && options.history) {
+      let boundary: HistoryBoundary | undefined;
+      if (oldest !== undefined) {
+        const timeMs = alertTimeMs(oldest.alert);
+        const lines = new Set<string>();
+        for (
+          let s = start;
+          hub.at(s) !== undefined && alertTimeMs(hub.at(s)?.alert ?? oldest.alert) === timeMs;
+          s++
+        )
+          lines.add(hub.at(s)?.line ?? '');
+        boundary = { timeMs, lines };
+      }
+      fromLog = options.history(since, boundary);
+    }
+  }
   res.writeHead(200, {
     'content-type': 'application/x-ndjson',
     'cache-control': 'no-store',
     'x-alert-stream': hub.streamId,
     'x-alert-first-seq': String(cursor + 1),
+    ...(since !== undefined ? { 'x-alert-log-lines': String(fromLog.alerts.length) } : {}),
+    ...(fromLog.truncated ? { 'x-alert-log-truncated': '1' } : {}),
   });
+  if (fromLog.alerts.length > 0) res.write(`${fromLog.alerts.map((a) => JSON.stringify(a)).join('\n')}\n`);
   const stream: Stream = { res };
   streams.add(stream);
   let ended = false;
@@ -220,6 +273,14 @@ export async function startAlertServer(options: AlertServerOptions): Promise<Ale
           serveAlerts(req, res, url, options, streams, () => endedBehind++);
         } else if (url.pathname === '/healthz') {
           res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
+        } else if (url.pathname === '/metrics' && options.metrics) {
+          options.metrics().then(
+            (m) => res.writeHead(200, { 'content-type': m.contentType }).end(m.body),
+            (err: unknown) => {
+              options.logger.error({ err }, 'metrics failed');
+              res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"internal error"}\n');
+            },
+          );
         } else if (url.pathname === '/status' && options.status) {
           options.status().then(
             (s) =>

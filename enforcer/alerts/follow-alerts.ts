@@ -28,6 +28,11 @@ export interface FollowOptions {
   retryMs?: number;
   /** Longest line accepted, in characters (default 1 MiB). */
   maxLineLength?: number;
+  /**
+   * Start at this time (ms since the epoch) instead of the beginning of each server's history: the first
+   * request asks `since=`, and the server adds older alerts from its alert log (X-Alert-Log-Lines).
+   */
+  sinceMs?: number;
 }
 
 /** The upstream is not an alert stream (or broke its framing); following it cannot go on. */
@@ -62,7 +67,9 @@ async function followOne(server: string, options: FollowOptions, signal: AbortSi
     if (signal.aborted) return;
     let retryNow = false;
     try {
-      const res = await request(address, `/alerts?after=${lastSeq}&follow=${options.follow ? 1 : 0}`, signal);
+      const useSince = options.sinceMs !== undefined && streamId === '' && lastSeq === 0;
+      const from = useSince ? `since=${Math.max(0, Math.floor(options.sinceMs ?? 0))}` : `after=${lastSeq}`;
+      const res = await request(address, `/alerts?${from}&follow=${options.follow ? 1 : 0}`, signal);
       const id = header(res, 'x-alert-stream');
       const firstText = header(res, 'x-alert-first-seq');
       if (id === '' || id.length > 256 || !/^[1-9]\d{0,15}$/.test(firstText)) {
@@ -84,6 +91,17 @@ async function followOne(server: string, options: FollowOptions, signal: AbortSi
         );
       }
       streamId = id;
+      // Lines from the server's alert log (a since= request) come first and carry no sequence number.
+      const logText = header(res, 'x-alert-log-lines');
+      let logLines = useSince && /^\d{1,9}$/.test(logText) ? Number(logText) : 0;
+      if (useSince) {
+        lastSeq = seq - 1;
+        if (header(res, 'x-alert-log-truncated') === '1')
+          options.onNotice?.(
+            `the alert log holds more alerts since the requested time than one answer carries; the ${logLines} newest of the older ones are shown`,
+            server,
+          );
+      }
       const lines = createLineReader(res, { maxLineLength });
       for (;;) {
         let line: string | undefined;
@@ -115,9 +133,19 @@ async function followOne(server: string, options: FollowOptions, signal: AbortSi
         }
         if (typeof value !== 'object' || value === null || Array.isArray(value))
           throw new AlertStreamError('a line that is not a JSON object: not an alert stream');
+        if (logLines > 0) {
+          logLines--;
+          options.onAlert(value as AlertRecord, server);
+          continue;
+        }
         lastSeq = seq++;
         options.onAlert(value as AlertRecord, server);
       }
+      if (logLines > 0)
+        options.onNotice?.(
+          `the connection ended before ${logLines} older alerts from the alert log arrived; they remain in the log`,
+          server,
+        );
       if (!retryNow) {
         if (lines.truncated()) {
           if (!options.follow) throw new AlertStreamError('the stream ended inside a line');

@@ -60,3 +60,16 @@ export function formatAlert(alert: AlertRecord): string {
   }
   return `${lines.join('\n')}\n\n`;
 }
+
+// What JSON.stringify leaves raw but a terminal would interpret: DEL, C1 controls, line/paragraph separators,
+// bidi marks, embeddings, overrides and isolates, BOM (C0 controls it escapes itself).
+const UNSAFE_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\ufeff]/gu;
+
+/** One alert as indented JSON (`rtctl logs -o pretty`): still JSON, with nothing a terminal interprets. */
+export function formatAlertPretty(alert: AlertRecord): string {
+  const text = JSON.stringify(alert, null, 2).replace(
+    UNSAFE_IN_JSON,
+    (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`,
+  );
+  return `${text}\n`;
+}

@@ -14,6 +14,11 @@ export interface AlertLogTailOptions {
   maxLineBytes?: number;
   /** Bytes read at most, over all files (default 256 MiB). */
   maxScanBytes?: number;
+  /**
+   * Decides each alert, newest first: `keep` it (the default), `skip` it (it does not count towards `max`),
+   * or `stop` reading (it and everything older are left out).
+   */
+  keep?: (alert: AlertRecord) => 'keep' | 'skip' | 'stop';
 }
 
 const CHUNK = 64 * 1024;
@@ -27,17 +32,22 @@ export function readAlertLogTail(
   const maxLineBytes = options.maxLineBytes ?? 1024 * 1024;
   let budget = options.maxScanBytes ?? 256 * 1024 * 1024;
   const newestFirst: AlertRecord[] = [];
+  let stopped = false;
   const take = (line: Buffer): void => {
-    if (line.length === 0) return;
+    if (line.length === 0 || stopped) return;
+    let v: unknown;
     try {
-      const v: unknown = JSON.parse(line.toString('utf8'));
-      if (typeof v === 'object' && v !== null && !Array.isArray(v)) newestFirst.push(v as AlertRecord);
+      v = JSON.parse(line.toString('utf8'));
     } catch {
-      // A line cut by a crash: skip it.
+      return; // A line cut by a crash: skip it.
     }
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) return;
+    const verdict = options.keep?.(v as AlertRecord) ?? 'keep';
+    if (verdict === 'stop') stopped = true;
+    else if (verdict === 'keep') newestFirst.push(v as AlertRecord);
   };
   for (const file of alertLogFiles(path, options.maxFiles ?? 5)) {
-    if (newestFirst.length >= max || budget <= 0) break;
+    if (newestFirst.length >= max || budget <= 0 || stopped) break;
     let fd: number;
     try {
       fd = openSync(file, 'r');
@@ -48,7 +58,7 @@ export function readAlertLogTail(
       let pos = fstatSync(fd).size;
       let carry = Buffer.alloc(0);
       let skipping = false;
-      while (newestFirst.length < max && budget > 0) {
+      while (newestFirst.length < max && budget > 0 && !stopped) {
         if (pos === 0) {
           if (!skipping) take(carry);
           break;
@@ -61,7 +71,7 @@ export function readAlertLogTail(
         budget -= len;
         const buf = carry.length === 0 ? chunk : Buffer.concat([chunk, carry]);
         let end = buf.length;
-        for (let i = buf.length - 1; i >= 0 && newestFirst.length < max; i--) {
+        for (let i = buf.length - 1; i >= 0 && newestFirst.length < max && !stopped; i--) {
           if (buf[i] !== 0x0a) continue;
           if (skipping) skipping = false;
           else take(buf.subarray(i + 1, end));
