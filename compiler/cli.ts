@@ -5,6 +5,7 @@ import { resolveTargets, compile } from './compile.js';
 import { BACKENDS } from './backends/index.js';
 import type { Diagnostic } from './diagnostics/diagnostic.js';
 import { registerExplainCommand } from './explain/cli.js';
+import { registerHookCommand } from './hook/cli.js';
 import { formatGithub } from './format/format-github.js';
 import { formatJson } from './format/format-json.js';
 import { formatJunit } from './format/format-junit.js';
@@ -218,4 +219,5 @@ export function registerCompilerCommands(program: Command): void {
     );
 
   registerExplainCommand(program);
+  registerHookCommand(program);
 }
