@@ -6,6 +6,7 @@ import { BACKENDS } from './backends/index.js';
 import type { Diagnostic } from './diagnostics/diagnostic.js';
 import { registerExplainCommand } from './explain/cli.js';
 import { registerHookCommand } from './hook/cli.js';
+import { registerTestCommand } from './test-runner/cli.js';
 import { formatGithub } from './format/format-github.js';
 import { formatJson } from './format/format-json.js';
 import { formatJunit } from './format/format-junit.js';
@@ -220,4 +221,5 @@ export function registerCompilerCommands(program: Command): void {
 
   registerExplainCommand(program);
   registerHookCommand(program);
+  registerTestCommand(program);
 }
