@@ -11,7 +11,7 @@ type Register = (program: Command) => void;
 /** Components, the top-level commands each owns, and how to load its registration. */
 const COMPONENTS: ReadonlyArray<{ commands: readonly string[]; load: () => Promise<Register> }> = [
   {
-    commands: ['lint', 'compile', 'explain'],
+    commands: ['lint', 'compile', 'explain', 'hook', 'test'],
     load: async () => (await import('../compiler/cli.js')).registerCompilerCommands,
   },
   { commands: ['webhook'], load: async () => (await import('../webhook/cli.js')).registerWebhookCommands },

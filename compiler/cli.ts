@@ -5,6 +5,9 @@ import { resolveTargets, compile } from './compile.js';
 import { BACKENDS } from './backends/index.js';
 import type { Diagnostic } from './diagnostics/diagnostic.js';
 import { registerExplainCommand } from './explain/cli.js';
+import { registerHookCommand } from './hook/cli.js';
+import { registerTestCommand } from './test-runner/cli.js';
+import { formatGithub } from './format/format-github.js';
 import { formatJson } from './format/format-json.js';
 import { formatJunit } from './format/format-junit.js';
 import { formatSarif } from './format/format-sarif.js';
@@ -20,7 +23,7 @@ import { DEFAULT_MAX_FILE_BYTES } from './parse/decode-text.js';
 import { parseEnforcementTargets } from './enforcement/parse-enforcement-targets.js';
 
 const VERSION = '0.1.0';
-const FORMATS = ['text', 'json', 'sarif', 'junit'] as const;
+const FORMATS = ['text', 'json', 'sarif', 'junit', 'github'] as const;
 type Format = (typeof FORMATS)[number];
 
 function parseInteger(name: string) {
@@ -47,6 +50,8 @@ function render(
       );
     case 'junit':
       return formatJunit(diagnostics, files);
+    case 'github':
+      return formatGithub(diagnostics, { verbose });
     case 'text':
       return formatText(diagnostics, {
         texts: new Map(sources.map((s) => [s.file, s.text])),
@@ -215,4 +220,6 @@ export function registerCompilerCommands(program: Command): void {
     );
 
   registerExplainCommand(program);
+  registerHookCommand(program);
+  registerTestCommand(program);
 }

@@ -1,15 +1,18 @@
-// The four lint output formats over the same findings: text code frames, JSON fields, SARIF 2.1.0 shape,
-// JUnit XML structure and escaping.
+// The five lint output formats over the same findings: text code frames, JSON fields, SARIF 2.1.0 shape,
+// JUnit XML structure and escaping, GitHub workflow commands and their escaping.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import { XMLValidator } from 'fast-xml-parser';
+import { escapeGithubData, escapeGithubProperty, formatGithub } from '../../compiler/format/format-github.js';
 import { formatJson } from '../../compiler/format/format-json.js';
 import { formatJunit } from '../../compiler/format/format-junit.js';
 import { formatSarif } from '../../compiler/format/format-sarif.js';
 import { formatText } from '../../compiler/format/format-text.js';
 import { lintTexts } from '../../compiler/lint.js';
 import { COMPILER_FIXTURES } from '../support/paths.js';
+import '../support/property-seed.js';
 
 const file = 'invalid/RT3004-conflicting-actions.yaml';
 const text = readFileSync(path.join(COMPILER_FIXTURES, file), 'utf8');
@@ -140,11 +143,88 @@ describe('lint output formats', () => {
       json: formatJson(d),
       sarif: formatSarif(d, { version: '0' }),
       junit: formatJunit(d, [forged]),
+      github: formatGithub(d, { baseDir: '/' }),
     };
     for (const [name, out] of Object.entries(outputs)) {
       for (const l of out.split('\n')) assert.doesNotMatch(l, /^\s*b\.yaml:1:1/, `${name}: ${l}`);
       assert.equal(out.includes('\u001b'), false, name);
     }
     assert.match(outputs.text, /^a\.yaml\\nb\.yaml:1:1: error RT0000 forged\\u001b\[2J: error RT1012 /);
+  });
+
+  it('github: one workflow command per finding with file, line, col and the code as title', () => {
+    const out = formatGithub(diagnostics, { baseDir: '/' });
+    const lines = out.split('\n');
+    assert.equal(lines.length, 4, out); // two commands, the summary, the final newline
+    assert.match(
+      lines[0] ?? '',
+      /^::error file=invalid\/RT3004-conflicting-actions\.yaml,line=11,col=9,(endLine=\d+,(endColumn=\d+,)?)?title=RT3004::Process path "\/usr\/bin\/curl" is Block here /,
+    );
+    // The related place rides in the message after an encoded newline, never on a line of its own.
+    assert.match(lines[0] ?? '', /%0Ainvalid\/RT3004-conflicting-actions\.yaml:24:9: the Allow rule$/);
+    assert.match(lines[1] ?? '', /^::error file=[^,]+,line=24,col=9,/);
+    assert.equal(lines[2], '2 errors, 0 warnings');
+    const warn = formatGithub(
+      diagnostics.slice(0, 1).map((d) => ({ ...d, severity: 'warning' as const })),
+      { baseDir: '/' },
+    );
+    assert.match(warn, /^::warning file=/);
+  });
+
+  it('github: file names relative to the workspace; info only with verbose, as notice', () => {
+    const info = {
+      code: 'RT1013',
+      severity: 'info' as const,
+      message: 'passed over',
+      file: '/ws/p/a.yaml',
+      pointer: '',
+      document: 0,
+    };
+    assert.equal(formatGithub([info], { baseDir: '/ws' }), '0 errors, 0 warnings\n');
+    assert.equal(
+      formatGithub([info], { baseDir: '/ws', verbose: true }),
+      '::notice file=p/a.yaml,title=RT1013::passed over\n0 errors, 0 warnings\n',
+    );
+  });
+
+  it('github: escaping per the runner (%, CR, LF in data; also : and , in properties)', () => {
+    assert.equal(
+      escapeGithubData('100% a\\r\\nb:c,d'.replace('\\r', '\r').replace('\\n', '\n')),
+      '100%25 a%0D%0Ab:c,d',
+    );
+    assert.equal(escapeGithubProperty('a%b\r\n:c,d'), 'a%25b%0D%0A%3Ac%2Cd');
+  });
+
+  it('github: property: any file name and message decode back to themselves and stay one command', () => {
+    // The runner's parser: `::cmd k=v,k=v::data`; properties split at `,`, then at the first `=`.
+    const unescape = (s: string): string =>
+      s
+        .replace(/%2C/g, ',')
+        .replace(/%3A/g, ':')
+        .replace(/%0A/g, '\n')
+        .replace(/%0D/g, '\r')
+        .replace(/%25/g, '%');
+    const chars = fc.constantFrom('a', 'b', '%', ':', ',', '\r', '\n', '=', ' ', '2', '5', 'C', 'A', '0');
+    const text = fc.array(chars, { minLength: 1, maxLength: 30 }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(text, text, (file, message) => {
+        const out = formatGithub(
+          [{ code: 'RT2003', severity: 'error', message, file: `p/${file}`, pointer: '', document: 0 }],
+          { baseDir: '/nonexistent-base' },
+        );
+        const lines = out.split('\n');
+        assert.equal(lines.length, 3);
+        const m = /^::error ([^:]*)::(.*)$/.exec(lines[0] ?? '');
+        assert.ok(m, lines[0]);
+        const props = new Map(
+          (m[1] ?? '')
+            .split(',')
+            .map((kv) => [kv.slice(0, kv.indexOf('=')), unescape(kv.slice(kv.indexOf('=') + 1))]),
+        );
+        assert.equal(unescape(m[2] ?? ''), message);
+        assert.equal(props.get('title'), 'RT2003');
+        assert.equal(props.get('file'), `p/${file}`);
+      }),
+    );
   });
 });
