@@ -218,6 +218,20 @@ export const ENFORCEMENT_TABLE: readonly EnforcementRow[] = [
   pathForm('file.matchPatterns', 'file pattern', 'file'),
   ...PROTOCOL_NAMES.map(protocolRow),
   {
+    form: 'network.matchAddresses',
+    title: 'address rules',
+    group: 'network',
+    targets: {
+      'bpf-lsm': notEnforced('the socket_connect hook does not read destination addresses'),
+      fanotify: FANOTIFY_NO_NETWORK,
+      apparmor: notEnforced(
+        'AppArmor network rules cannot name addresses',
+        leftOut(Code.apparmorConditionIgnored),
+      ),
+      selinux: SELINUX_NETWORK_CAPABILITIES,
+    },
+  },
+  {
     form: 'network.matchDNSQueries',
     title: 'DNS query rules',
     group: 'network',

@@ -40,6 +40,8 @@ export function getRuleKindForm(rule: Pick<Rule, 'operation' | 'matcher'>): stri
       return `network.matchProtocols.${m.protocol.toLowerCase()}`;
     case 'capability':
       return 'capabilities.matchCapabilities';
+    case 'address':
+      return 'network.matchAddresses';
   }
 }
 
