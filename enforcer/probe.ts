@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { NativeArtifact, locateNativeArtifact } from './io/native-tools.js';
+import { findCgroup2Mount } from './network/network-plane.js';
 
 const run = promisify(execFile);
 
@@ -105,6 +106,33 @@ export async function probeKernel(): Promise<ProbeReport> {
       name: 'fanotify',
       supported: false,
       detail: `native helper missing: ${fanotifyHelper.error}`,
+    });
+  }
+
+  // cgroup network plane: load the programs and attach each to a cgroup the probe creates (and removes).
+  const netLoader = locateNativeArtifact(NativeArtifact.networkLoader);
+  const netObject = locateNativeArtifact(NativeArtifact.networkObject);
+  let cgroup2 = '';
+  try {
+    cgroup2 = findCgroup2Mount();
+  } catch {
+    // reported below
+  }
+  if (!netLoader.ok || !netObject.ok) {
+    checks.push({
+      name: 'network',
+      supported: false,
+      detail: `native loader missing: ${netLoader.ok ? '' : netLoader.error}${netObject.ok ? '' : netObject.error}`,
+    });
+  } else if (cgroup2 === '') {
+    checks.push({ name: 'network', supported: false, detail: 'no cgroup2 file system is mounted' });
+  } else {
+    const r = await runTool(netLoader.path, ['--probe', netObject.path, cgroup2]);
+    const j = parseJson(r.stdout);
+    checks.push({
+      name: 'network',
+      supported: r.code === 0 && j['network'] === true,
+      detail: typeof j['reason'] === 'string' ? j['reason'] : r.stdout.trim(),
     });
   }
 

@@ -134,8 +134,9 @@ const arbRule = (file: string, withAddresses: boolean): fc.Arbitrary<Rule> =>
         operation,
         matcher: r.matcher,
         fromSource: r.fromSource,
-        readOnly: r.readOnly,
-        ownerOnly: r.ownerOnly,
+        // The schema has no readOnly or ownerOnly on network rules.
+        readOnly: operation === Operation.Network ? false : r.readOnly,
+        ownerOnly: operation === Operation.Network ? false : r.ownerOnly,
         action: r.action,
         severity: r.severity,
         tags: r.tags,
