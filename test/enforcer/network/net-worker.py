@@ -17,6 +17,17 @@ KINDS = {
 print(json.dumps({'ready': True}), flush=True)
 for line in sys.stdin:
     req = json.loads(line)
+    if req.get('op') == 'http':
+        # A metadata token request (PUT /latest/api/token), as an SDK would send it.
+        import http.client
+        try:
+            c = http.client.HTTPConnection(req['address'], req['port'], timeout=3)
+            c.request('PUT', '/latest/api/token', headers={'X-cloud-metadata-token-ttl-seconds': '300'})
+            r = c.getresponse()
+            print(json.dumps({'status': r.status, 'body': r.read().decode()}), flush=True)
+        except OSError as e:
+            print(json.dumps({'error': e.errno if e.errno is not None else errno.ETIMEDOUT}), flush=True)
+        continue
     family = socket.AF_INET6 if req.get('family') == 6 else socket.AF_INET
     kind, proto = KINDS[req['kind']]
     if proto is None:

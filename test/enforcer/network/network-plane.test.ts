@@ -4,11 +4,9 @@
 // after the hook, a denied one with EPERM from the hook). Block, Audit, posture, raw sockets, sendmsg, a
 // restart that keeps the programs attached, and a differential test against the oracle on generated cases.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
@@ -22,6 +20,7 @@ import { buildRuleTableImage } from '../../../compiler/rule-table/build-rule-tab
 import { readRuleTable } from '../../../compiler/rule-table/read-rule-table.js';
 import type { DataPlaneEvent, EnforcementState } from '../../../enforcer/data-plane.js';
 import { NetworkPlane, findCgroup2Mount } from '../../../enforcer/network/network-plane.js';
+import { Worker } from './net-worker.js';
 import { arbAddressScenario, restrictToTarget } from '../../compiler/decide/arbitrary-rule-set.js';
 import { Action, address, makePodPolicy, protocol } from '../../compiler/decide/rule-set-builder.js';
 import { hasCommand, isRoot, requirePrereqs } from '../../support/prereq.js';
@@ -29,7 +28,6 @@ import { hasCommand, isRoot, requirePrereqs } from '../../support/prereq.js';
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../../..');
 const LOADER = join(ROOT, 'dist/native/network/rtctl-net-loader');
 const OBJECT = join(ROOT, 'dist/native/network/rtctl-net.bpf.o');
-const WORKER = join(ROOT, 'test/enforcer/network/net-worker.py');
 const EPERM = 1;
 const ENETUNREACH = 101;
 
@@ -40,57 +38,6 @@ function cgroup2(): string | undefined {
     return findCgroup2Mount();
   } catch {
     return undefined;
-  }
-}
-
-/** A worker process in its own network namespace, moved into a cgroup. */
-class Worker {
-  private readonly child: ChildProcessWithoutNullStreams;
-  private readonly lines: Interface;
-  private readonly waiting: ((line: string) => void)[] = [];
-
-  constructor(cgroupDir: string) {
-    this.child = spawn('unshare', ['-n', 'python3', WORKER], { stdio: ['pipe', 'pipe', 'pipe'] });
-    writeFileSync(join(cgroupDir, 'cgroup.procs'), String(this.child.pid));
-    this.lines = createInterface({ input: this.child.stdout });
-    this.lines.on('line', (l) => this.waiting.shift()?.(l));
-  }
-
-  get pid(): number {
-    return this.child.pid ?? 0;
-  }
-
-  private next(): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('worker did not answer in 10 s')), 10_000);
-      this.waiting.push((l) => {
-        clearTimeout(timer);
-        resolve(l);
-      });
-    });
-  }
-
-  async ready(): Promise<void> {
-    assert.deepEqual(JSON.parse(await this.next()), { ready: true });
-  }
-
-  async run(req: {
-    kind: string;
-    op?: 'connect' | 'sendmsg';
-    address?: string;
-    port?: number;
-  }): Promise<{ socket: number; send: number | null }> {
-    const family = req.address?.includes(':') === true ? 6 : 4;
-    const answer = this.next();
-    this.child.stdin.write(`${JSON.stringify({ ...req, family })}\n`);
-    return JSON.parse(await answer) as { socket: number; send: number | null };
-  }
-
-  async stop(): Promise<void> {
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
-    this.child.stdin.end();
-    this.child.kill();
-    await exited;
   }
 }
 
