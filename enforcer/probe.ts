@@ -14,6 +14,8 @@ export interface ProbeCheck {
   supported: boolean;
   /** What was tried and what happened. */
   detail: string;
+  /** Data planes: the errno a caller gets when the plane denies (`EACCES`, `EPERM`). */
+  denyErrno?: string;
 }
 
 /** The probe report. */
@@ -87,6 +89,7 @@ export async function probeKernel(): Promise<ProbeReport> {
       name: 'bpf-lsm',
       supported: r.code === 0 && j['attach'] === true,
       detail: typeof j['reason'] === 'string' ? j['reason'] : r.stdout.trim(),
+      denyErrno: 'EACCES',
     });
   } else {
     checks.push({ name: 'bpf-lsm', supported: false, detail: `native probe missing: ${bpfLsmProbe.error}` });
@@ -96,10 +99,13 @@ export async function probeKernel(): Promise<ProbeReport> {
   if (fanotifyHelper.ok) {
     const r = await runTool(fanotifyHelper.path, ['--probe']);
     const j = parseJson(r.stdout);
+    // FAN_DENY_ERRNO (6.14+) is accepted only from pre-content groups and only for a few errnos; EACCES is
+    // refused (EINVAL) on 6.18, so a content-class listener denies with EPERM (docs/enforcer.md).
     checks.push({
       name: 'fanotify',
       supported: r.code === 0 && j['fanotify'] === true,
       detail: typeof j['reason'] === 'string' ? j['reason'] : r.stdout.trim(),
+      denyErrno: 'EPERM',
     });
   } else {
     checks.push({
@@ -133,6 +139,7 @@ export async function probeKernel(): Promise<ProbeReport> {
       name: 'network',
       supported: r.code === 0 && j['network'] === true,
       detail: typeof j['reason'] === 'string' ? j['reason'] : r.stdout.trim(),
+      denyErrno: 'EPERM',
     });
   }
 
@@ -173,6 +180,8 @@ export function formatProbeReport(report: ProbeReport): string {
     `active LSMs: ${report.lsms.length > 0 ? report.lsms.join(',') : '(unknown: securityfs not mounted)'}`,
   ];
   for (const c of report.checks)
-    lines.push(`${c.supported ? 'yes' : 'no '}  ${c.name.padEnd(9)} ${c.detail}`);
+    lines.push(
+      `${c.supported ? 'yes' : 'no '}  ${c.name.padEnd(9)} ${c.detail}${c.denyErrno === undefined ? '' : ` (denials: ${c.denyErrno})`}`,
+    );
   return `${lines.join('\n')}\n`;
 }

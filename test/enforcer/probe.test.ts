@@ -32,6 +32,15 @@ describe('rtctl probe (trials on this kernel)', function () {
     const net = report.checks.find((c) => c.name === 'network');
     if (process.getuid?.() === 0) assert.equal(net?.supported, true, net?.detail);
     assert.match(net?.detail ?? '', /cgroup|loader|load|attach/);
+    // Each data plane says which errno its denials give.
+    assert.deepEqual(
+      report.checks.filter((c) => c.denyErrno !== undefined).map((c) => [c.name, c.denyErrno]),
+      [
+        ['bpf-lsm', 'EACCES'],
+        ['fanotify', 'EPERM'],
+        ['network', 'EPERM'],
+      ],
+    );
     const bpf = report.checks.find((c) => c.name === 'bpf-lsm');
     // Decided by the trial load and attach, never by the LSM list alone.
     assert.match(bpf?.detail ?? '', /LSM program|BTF/);
