@@ -257,6 +257,7 @@ describe('cgroup network data plane (real kernel, test-created cgroups and netwo
       p.network ?? 'audit';
     let compared = 0;
     let denied = 0;
+    let alerted = 0;
     for (const scenario of samples) {
       const restricted = restrictToTarget(scenario.ruleSet, EnforcementTarget.Fanotify);
       // Only pod policies of the worker's namespace and labels matter; the plane decides for that workload.
@@ -285,8 +286,11 @@ describe('cgroup network data plane (real kernel, test-created cgroups and netwo
               port: raw.port ?? 80,
             }
           : { kind };
+        const reportedBefore = (await plane?.stats())?.reported ?? 0;
         const got = await worker?.run(req);
         assert.ok(got !== undefined);
+        // Alerts: the kernel counts each reported event before the system call returns.
+        let alerts = expectSocket.alert === null ? 0 : 1;
         assert.equal(
           got.socket === EPERM,
           !expectSocket.allowed,
@@ -294,7 +298,15 @@ describe('cgroup network data plane (real kernel, test-created cgroups and netwo
         );
         compared++;
         if (!expectSocket.allowed) denied++;
-        if (!withAddress || got.socket !== 0) continue;
+        const checkAlerts = async (): Promise<void> => {
+          const reported = ((await plane?.stats())?.reported ?? 0) - reportedBefore;
+          assert.equal(reported, alerts, `alerts for ${JSON.stringify(req)}`);
+          alerted += alerts;
+        };
+        if (!withAddress || got.socket !== 0) {
+          await checkAlerts();
+          continue;
+        }
         const conn: OperationRequest = { ...sock, address: raw.address ?? '', port: raw.port ?? 80 };
         const expectConnect = decideOperation(restricted, target, conn, {
           network: networkPosture(scenario.postures),
@@ -306,8 +318,13 @@ describe('cgroup network data plane (real kernel, test-created cgroups and netwo
         );
         compared++;
         if (!expectConnect.allowed) denied++;
+        if (expectConnect.alert !== null) alerts++;
+        await checkAlerts();
       }
     }
-    assert.ok(compared > 150 && denied > 10, `${compared} compared, ${denied} denied`);
+    assert.ok(
+      compared > 150 && denied > 10 && alerted > 10,
+      `${compared} compared, ${denied} denied, ${alerted} alerts`,
+    );
   });
 });
