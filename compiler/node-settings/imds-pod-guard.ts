@@ -1,7 +1,9 @@
 // Relates node pools that let pods reach the instance metadata service (hop limit above 1, allowed by the
 // security.runtime.com/allow-pod-imds annotation, RT5003) to the policies of the same input that keep the
 // other pods out: RuntimePolicies with a Block rule on connects to 169.254.169.254 (policies/hardening/imds/).
-// RT5008 names them; RT5009 warns when there are none. Placed where RT5003 is.
+// RT5008 names them; RT5009 warns when there are none. Placed where RT5003 is. Only when the input holds
+// RuntimePolicies at all: a node-pool file linted alone (or admitted by the webhook, which sees one object)
+// says nothing about the policies of the cluster.
 import { matchesRule } from '../decide/match-rule.js';
 import { AdmissionCode } from '../diagnostics/codes/admission.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
@@ -45,7 +47,7 @@ export function relateImdsPodGuards(
   located: readonly LocatedPolicy[],
 ): Diagnostic[] {
   const allowed = diagnostics.filter((d) => d.code === AdmissionCode.ImdsHopLimitAllowed);
-  if (allowed.length === 0) return [];
+  if (allowed.length === 0 || !located.some((l) => l.policy.kind === PolicyKind.RuntimePolicy)) return [];
   const guards = located.filter((l) => isImdsGuard(l.policy));
   return allowed.map((d): Diagnostic => {
     const base = { file: d.file, pointer: d.pointer, document: d.document };

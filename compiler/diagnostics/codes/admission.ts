@@ -78,14 +78,14 @@ export const ADMISSION_CODES = [
     severity: 'info',
     name: 'imds-pod-guard',
     summary:
-      'A node pool lets pods reach the metadata service (hop limit 2, allowed by security.runtime.com/allow-pod-imds); the message names the policies in the same input that keep every other pod out (policies/hardening/imds/).',
+      'A node pool lets pods reach the metadata service (hop limit 2, allowed by security.runtime.com/allow-pod-imds); the message names the policies in the same input that keep every other pod out (policies/hardening/imds/). Lint only.',
   },
   {
     code: AdmissionCode.ImdsPodGuardMissing,
     severity: 'warning',
     name: 'imds-pod-guard-missing',
     summary:
-      'A node pool lets pods reach the metadata service, and no RuntimePolicy in the same input blocks connects to 169.254.169.254 for the pods that do not need it: every pod on those nodes can read the node role credentials. Apply policies/hardening/imds/.',
+      'A node pool lets pods reach the metadata service, and no RuntimePolicy in the same input (which holds policies) blocks connects to 169.254.169.254 for the pods that do not need it: every pod on those nodes can read the node role credentials. Apply policies/hardening/imds/. Lint only.',
   },
   {
     code: AdmissionCode.PostureInvalid,

@@ -48,9 +48,29 @@ describe('IMDS guard: node pools that let pods through and the policies that kee
   });
 
   it('warns when no policy of the input keeps pods out (RT5009)', () => {
+    const other = [
+      'apiVersion: security.runtime.com/v1',
+      'kind: RuntimePolicy',
+      'metadata: {name: other, namespace: team-a}',
+      'spec:',
+      '  selector: {matchLabels: {}}',
+      '  process:',
+      '    matchPaths:',
+      '      - path: /usr/bin/nc',
+      '  action: Block',
+    ].join('\n');
+    assert.deepEqual(
+      codes([
+        { file: 'nodeclass.yaml', text: NODE_CLASS },
+        { file: 'other.yaml', text: other },
+      ]),
+      ['nodeclass.yaml:10 RT5003 warning', 'nodeclass.yaml:10 RT5009 warning'],
+    );
+  });
+
+  it('says nothing of policies when the input has none (a node-pool file alone, as the webhook sees it)', () => {
     assert.deepEqual(codes([{ file: 'nodeclass.yaml', text: NODE_CLASS }]), [
       'nodeclass.yaml:10 RT5003 warning',
-      'nodeclass.yaml:10 RT5009 warning',
     ]);
   });
 
