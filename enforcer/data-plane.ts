@@ -99,6 +99,8 @@ export interface DataPlaneEvent {
   cgroup: string;
   /** The acting process's working directory, when known. */
   cwd?: string;
+  /** The alert's `Enforcer` when the event comes from a plane of a composite other than its first. */
+  enforcer?: string;
 }
 
 /** Counters a data plane keeps; `dropped` counts events it could not report (never silent). */

@@ -9,6 +9,8 @@ import { BpfLsmPlane } from './bpf/bpf-lsm-plane.js';
 import { ConfigError } from './config.js';
 import { createFanotifyPlane } from './fanotify/fanotify-plane.js';
 import { NativeArtifact, locateNativeArtifact } from './io/native-tools.js';
+import { CompositePlane } from './network/composite-plane.js';
+import { NetworkPlane } from './network/network-plane.js';
 
 /** What a data plane factory gets. */
 export interface DataPlaneContext {
@@ -38,17 +40,17 @@ function requireArtifact(artifact: NativeArtifact, plane: string): string {
 
 const fanotify: DataPlaneFactory = {
   name: 'fanotify',
-  description: 'fanotify permission events decided by a native helper (denials return EPERM)',
+  description:
+    'fanotify permission events decided by a native helper, with cgroup BPF network programs when RTCTL_NETWORK_PIN_DIR is set (denials return EPERM)',
   probe: 'fanotify',
   create({ stateDir, logger }) {
-    return Promise.resolve(
-      createFanotifyPlane({
-        helperPath: requireArtifact(NativeArtifact.fanotifyHelper, 'fanotify'),
-        socketPath: join(stateDir, 'fanotify.sock'),
-        helperLogPath: join(stateDir, 'fanotify-helper.log'),
-        logger,
-      }),
-    );
+    const files = createFanotifyPlane({
+      helperPath: requireArtifact(NativeArtifact.fanotifyHelper, 'fanotify'),
+      socketPath: join(stateDir, 'fanotify.sock'),
+      helperLogPath: join(stateDir, 'fanotify-helper.log'),
+      logger,
+    });
+    return Promise.resolve(withNetworkPlane(files, stateDir, logger));
   },
   // The helper keeps enforcing while it listens on its socket.
   leftInForce: ({ stateDir }) =>
@@ -61,6 +63,33 @@ const fanotify: DataPlaneFactory = {
       s.once('error', () => resolve(false));
     }),
 };
+
+/**
+ * The fanotify plane together with the cgroup network plane (enforcer/network/) when it is configured:
+ * RTCTL_NETWORK_PIN_DIR (a directory on bpffs, /sys/fs/bpf/rtctl-net in the DaemonSet) and, for host policies,
+ * RTCTL_NETWORK_HOST_CGROUP (the cgroup v2 root in production). Unconfigured, network rules are not enforced
+ * on this node, and the enforcer says so at start.
+ */
+function withNetworkPlane(files: DataPlane, stateDir: string, logger: Logger): DataPlane {
+  const pinDir = process.env['RTCTL_NETWORK_PIN_DIR'];
+  if (pinDir === undefined || pinDir === '') {
+    logger.warn(
+      'network rules are not enforced: the cgroup network plane is off (set RTCTL_NETWORK_PIN_DIR to a bpffs directory)',
+    );
+    return files;
+  }
+  const hostCgroup = process.env['RTCTL_NETWORK_HOST_CGROUP'];
+  if (hostCgroup === undefined || hostCgroup === '')
+    logger.warn('host network rules are not enforced: set RTCTL_NETWORK_HOST_CGROUP (the cgroup v2 root)');
+  const network = new NetworkPlane({
+    loaderPath: requireArtifact(NativeArtifact.networkLoader, 'network'),
+    objectPath: requireArtifact(NativeArtifact.networkObject, 'network'),
+    pinDir,
+    stateDir,
+    ...(hostCgroup === undefined || hostCgroup === '' ? {} : { hostCgroup }),
+  });
+  return new CompositePlane([files, network]);
+}
 
 const bpfLsm: DataPlaneFactory = {
   name: 'bpf-lsm',

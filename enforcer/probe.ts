@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { NativeArtifact, locateNativeArtifact } from './io/native-tools.js';
+import { findCgroup2Mount } from './network/network-plane.js';
 
 const run = promisify(execFile);
 
@@ -13,6 +14,8 @@ export interface ProbeCheck {
   supported: boolean;
   /** What was tried and what happened. */
   detail: string;
+  /** Data planes: the errno a caller gets when the plane denies (`EACCES`, `EPERM`). */
+  denyErrno?: string;
 }
 
 /** The probe report. */
@@ -86,6 +89,7 @@ export async function probeKernel(): Promise<ProbeReport> {
       name: 'bpf-lsm',
       supported: r.code === 0 && j['attach'] === true,
       detail: typeof j['reason'] === 'string' ? j['reason'] : r.stdout.trim(),
+      denyErrno: 'EACCES',
     });
   } else {
     checks.push({ name: 'bpf-lsm', supported: false, detail: `native probe missing: ${bpfLsmProbe.error}` });
@@ -95,16 +99,47 @@ export async function probeKernel(): Promise<ProbeReport> {
   if (fanotifyHelper.ok) {
     const r = await runTool(fanotifyHelper.path, ['--probe']);
     const j = parseJson(r.stdout);
+    // FAN_DENY_ERRNO (6.14+) is accepted only from pre-content groups and only for a few errnos; EACCES is
+    // refused (EINVAL) on 6.18, so a content-class listener denies with EPERM (docs/enforcer.md).
     checks.push({
       name: 'fanotify',
       supported: r.code === 0 && j['fanotify'] === true,
       detail: typeof j['reason'] === 'string' ? j['reason'] : r.stdout.trim(),
+      denyErrno: 'EPERM',
     });
   } else {
     checks.push({
       name: 'fanotify',
       supported: false,
       detail: `native helper missing: ${fanotifyHelper.error}`,
+    });
+  }
+
+  // cgroup network plane: load the programs and attach each to a cgroup the probe creates (and removes).
+  const netLoader = locateNativeArtifact(NativeArtifact.networkLoader);
+  const netObject = locateNativeArtifact(NativeArtifact.networkObject);
+  let cgroup2 = '';
+  try {
+    cgroup2 = findCgroup2Mount();
+  } catch {
+    // reported below
+  }
+  if (!netLoader.ok || !netObject.ok) {
+    checks.push({
+      name: 'network',
+      supported: false,
+      detail: `native loader missing: ${netLoader.ok ? '' : netLoader.error}${netObject.ok ? '' : netObject.error}`,
+    });
+  } else if (cgroup2 === '') {
+    checks.push({ name: 'network', supported: false, detail: 'no cgroup2 file system is mounted' });
+  } else {
+    const r = await runTool(netLoader.path, ['--probe', netObject.path, cgroup2]);
+    const j = parseJson(r.stdout);
+    checks.push({
+      name: 'network',
+      supported: r.code === 0 && j['network'] === true,
+      detail: typeof j['reason'] === 'string' ? j['reason'] : r.stdout.trim(),
+      denyErrno: 'EPERM',
     });
   }
 
@@ -145,6 +180,8 @@ export function formatProbeReport(report: ProbeReport): string {
     `active LSMs: ${report.lsms.length > 0 ? report.lsms.join(',') : '(unknown: securityfs not mounted)'}`,
   ];
   for (const c of report.checks)
-    lines.push(`${c.supported ? 'yes' : 'no '}  ${c.name.padEnd(9)} ${c.detail}`);
+    lines.push(
+      `${c.supported ? 'yes' : 'no '}  ${c.name.padEnd(9)} ${c.detail}${c.denyErrno === undefined ? '' : ` (denials: ${c.denyErrno})`}`,
+    );
   return `${lines.join('\n')}\n`;
 }

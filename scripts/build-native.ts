@@ -107,6 +107,21 @@ if (bpfMissing.length === 0) {
   skip([NativeArtifact.bpfLoader], `missing ${bpfMissing.join(', ')} (.ci/packages/bpf.txt)`);
 }
 
+// cgroup network plane programs and loader: the same toolchain as BPF-LSM.
+const networkOutputs = [NativeArtifact.networkLoader, NativeArtifact.networkObject];
+if (bpfMissing.length === 0) {
+  record(
+    networkOutputs,
+    scriptStep(
+      join(root, 'enforcer/network/build.sh'),
+      join(out, 'network'),
+      networkOutputs.map((a) => join(out, a)),
+    ),
+  );
+} else {
+  skip(networkOutputs, `missing ${bpfMissing.join(', ')} (.ci/packages/bpf.txt)`);
+}
+
 // IMDS ip-ttl addon: a C compiler and the Node headers.
 const addon = buildIpTtlAddon(cc);
 if (addon.ok) artifacts['ip-ttl.node'] = { status: addon.rebuilt ? 'built' : 'up-to-date' };

@@ -41,6 +41,8 @@ function resourceNear(m: Matcher, r: () => number): string {
       return m.protocol;
     case 'capability':
       return m.capability;
+    case 'address':
+      return 'tcp';
   }
 }
 

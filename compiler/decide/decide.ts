@@ -77,6 +77,8 @@ function findLeastPermissiveRule(
   for (const c of candidates) {
     if (c.rule.action !== Action.Allow || c.rule.operation !== operation.operation) continue;
     if (!isMatcherForOperation(c.rule.matcher, c.rule.operation)) continue;
+    // Allowed destinations make connects and sends least-permissive, not the creation of sockets.
+    if (c.rule.matcher.kind === 'address' && operation.address === undefined) continue;
     const scoped = c.rule.fromSource.length > 0;
     if (scoped && (actor === undefined || !c.rule.fromSource.some((s) => matchesSource(s, actor)))) continue;
     if (best === undefined || compareRulePrecedence(c, best) < 0) best = c;

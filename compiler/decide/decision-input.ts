@@ -21,9 +21,17 @@ export interface OperationRequest {
   operation: Operation;
   /**
    * Process: the executable's absolute path. File: the file's absolute path. Network: the protocol
-   * (`tcp`). Capabilities: the capability name (`net_raw`, with or without `cap_`).
+   * (`tcp`) of the socket being created, or of the socket that connects or sends. Capabilities: the
+   * capability name (`net_raw`, with or without `cap_`).
    */
   resource: string;
+  /**
+   * Network: the destination address of a connect or sendmsg (IPv4 or IPv6 text; an IPv4-mapped IPv6
+   * address is its IPv4 address). Absent: the operation is the creation of a socket.
+   */
+  address?: string;
+  /** Network connect or sendmsg: the destination port (0 when the protocol has none). */
+  port?: number;
   /** Absolute path of the acting process's executable (File, Network, Capabilities), if known. */
   executable?: string;
   /** Absolute path of the parent's executable (the acting executable of a Process operation), if known. */

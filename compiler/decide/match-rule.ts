@@ -3,6 +3,7 @@
 import { Action, Operation, type Matcher, type Rule, type SourceMatcher } from '../ir/rule-set.js';
 import type { OperationRequest } from './decision-input.js';
 import { getBaseName, isInDirectory, matchesGlob, normalizeAbsolutePath } from './path-match.js';
+import { formatIpAddress, isAddressInCidr, parseCidr, parseIpAddress } from '../net/cidr.js';
 
 /** The capability name without `cap_`, lower case. */
 export function normalizeCapability(name: string): string {
@@ -22,7 +23,7 @@ export function isMatcherForOperation(matcher: Matcher, operation: Operation): b
         matcher.kind === 'pattern'
       );
     case Operation.Network:
-      return matcher.kind === 'protocol';
+      return matcher.kind === 'protocol' || matcher.kind === 'address';
     case Operation.Capabilities:
       return matcher.kind === 'capability';
   }
@@ -36,6 +37,15 @@ export function normalizeOperationRequest(op: OperationRequest): OperationReques
   const out: OperationRequest = { ...op };
   if (op.operation === Operation.Process || op.operation === Operation.File) {
     out.resource = normalizeAbsolutePath(op.resource);
+  }
+  if (op.operation === Operation.Network) {
+    out.resource = op.resource.toLowerCase();
+    if (op.address !== undefined) {
+      const parsed = parseIpAddress(op.address);
+      // An address that does not parse matches no address rule; keep it as given.
+      out.address = parsed.ok ? formatIpAddress(parsed.value) : op.address;
+      out.port = op.port ?? 0;
+    }
   }
   if (op.executable !== undefined) out.executable = normalizeAbsolutePath(op.executable);
   if (op.parentExecutable !== undefined) out.parentExecutable = normalizeAbsolutePath(op.parentExecutable);
@@ -60,7 +70,26 @@ export function matchesResource(matcher: Matcher, operation: OperationRequest): 
       );
     case 'capability':
       return normalizeCapability(resource) === normalizeCapability(matcher.capability);
+    case 'address':
+      return matchesAddress(matcher, operation);
   }
+}
+
+/**
+ * True when an address rule matches a connect or sendmsg: the destination lies in the block, its port is
+ * listed (or the rule lists none), and the socket's protocol is the rule's (or the rule names none). The
+ * creation of a socket (no address) matches no address rule.
+ */
+export function matchesAddress(
+  matcher: Extract<Matcher, { kind: 'address' }>,
+  operation: OperationRequest,
+): boolean {
+  if (operation.address === undefined) return false;
+  const address = parseIpAddress(operation.address);
+  const block = parseCidr(matcher.cidr);
+  if (!address.ok || !block.ok || !isAddressInCidr(address.value, block.value)) return false;
+  if (matcher.ports.length > 0 && !matcher.ports.includes(operation.port ?? 0)) return false;
+  return matcher.protocol === '' || matcher.protocol === operation.resource.toLowerCase();
 }
 
 /** The executable `fromSource` is compared with: the parent's for Process, the process's own otherwise. */

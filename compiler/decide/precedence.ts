@@ -10,7 +10,14 @@ export interface PolicyRule {
   rule: Rule;
 }
 
-/** Specificity tier: lower is more specific. Tiers only compare within one operation class. */
+/** First tier of protocol rules: every address rule (tiers 0..1031) is more specific than any of them. */
+const PROTOCOL_TIER_BASE = 2000;
+
+/**
+ * Specificity tier: lower is more specific. Tiers only compare within one operation class. Address rules: a
+ * longer prefix first; at the same prefix, with ports before without, with a protocol before without, with
+ * a source before without; then every protocol rule.
+ */
 export function getSpecificityTier(rule: Rule): number {
   const withSource = rule.fromSource.length > 0 ? 0 : 1;
   switch (rule.matcher.kind) {
@@ -23,9 +30,16 @@ export function getSpecificityTier(rule: Rule): number {
     case 'pattern':
       return 6 + withSource;
     case 'protocol':
-      return (rule.matcher.protocol.toLowerCase() === 'all' ? 2 : 0) + withSource;
+      return PROTOCOL_TIER_BASE + (rule.matcher.protocol.toLowerCase() === 'all' ? 2 : 0) + withSource;
     case 'capability':
       return 0 + withSource;
+    case 'address':
+      return (
+        (128 - rule.matcher.prefix) * 8 +
+        (rule.matcher.ports.length > 0 ? 0 : 4) +
+        (rule.matcher.protocol !== '' ? 0 : 2) +
+        withSource
+      );
   }
 }
 

@@ -175,7 +175,15 @@ const APPARMOR_PROTOCOLS = new Set([
   'all',
 ]);
 
-const FANOTIFY_NO_NETWORK = notEnforced('fanotify has no network hook');
+/** Sockets as the cgroup network programs of the fanotify target name them (socket_name() in rtctl-net.bpf.c). */
+const CGROUP_PROTOCOLS = new Set(['tcp', 'udp', 'icmp', 'raw', 'all']);
+const CGROUP_NOTES: Readonly<Record<string, string>> = {
+  tcp: 'cgroup sock_create: any inet stream socket (SCTP and MPTCP streams too); denials return EPERM',
+  udp: 'cgroup sock_create: any inet datagram socket that is not a ping socket; denials return EPERM',
+  icmp: 'cgroup sock_create: ping sockets (datagram ICMP and ICMPv6); raw ICMP sockets are raw; denials return EPERM',
+  raw: 'cgroup sock_create: inet raw and packet sockets; denials return EPERM',
+  all: 'cgroup sock_create: inet, inet6 and packet sockets; unix sockets are never decided',
+};
 const FANOTIFY_NO_CAPABILITIES = notEnforced('fanotify has no capability hook');
 const SELINUX_NETWORK_CAPABILITIES = notEnforced(
   "would change the base policy's own domains",
@@ -194,7 +202,14 @@ function protocolRow(protocol: string): EnforcementRow {
             ...(BPF_NOTES[protocol] === undefined ? {} : { reason: BPF_NOTES[protocol] }),
           }
         : notEnforced('the LSM hooks name sockets tcp, udp, icmp or raw only; the rule never matches'),
-      fanotify: FANOTIFY_NO_NETWORK,
+      fanotify: CGROUP_PROTOCOLS.has(protocol)
+        ? {
+            level: EnforcementLevel.Enforced,
+            ...(CGROUP_NOTES[protocol] === undefined ? {} : { reason: CGROUP_NOTES[protocol] }),
+          }
+        : notEnforced(
+            'the cgroup network programs name sockets tcp, udp, icmp or raw only; the rule never matches',
+          ),
       apparmor: APPARMOR_PROTOCOLS.has(protocol)
         ? ENFORCED
         : notEnforced('AppArmor network rules cannot name it', leftOut(Code.apparmorUnsupportedProtocol)),
@@ -217,6 +232,23 @@ export const ENFORCEMENT_TABLE: readonly EnforcementRow[] = [
   pathForm('file.matchDirectories.recursive', 'file directory (recursive)', 'file'),
   pathForm('file.matchPatterns', 'file pattern', 'file'),
   ...PROTOCOL_NAMES.map(protocolRow),
+  {
+    form: 'network.matchAddresses',
+    title: 'address rules',
+    group: 'network',
+    targets: {
+      'bpf-lsm': notEnforced('the socket_connect hook does not read destination addresses'),
+      fanotify: {
+        level: EnforcementLevel.Enforced,
+        reason: 'cgroup connect4/6 and sendmsg4/6 programs; denials return EPERM',
+      },
+      apparmor: notEnforced(
+        'AppArmor network rules cannot name addresses',
+        leftOut(Code.apparmorConditionIgnored),
+      ),
+      selinux: SELINUX_NETWORK_CAPABILITIES,
+    },
+  },
   {
     form: 'network.matchDNSQueries',
     title: 'DNS query rules',
@@ -295,6 +327,35 @@ export const ENFORCEMENT_TABLE: readonly EnforcementRow[] = [
       }),
     },
   })),
+  {
+    form: 'network.fromSource',
+    title: 'fromSource on a network rule',
+    group: 'option',
+    without: 'the network rule never matches',
+    targets: {
+      'bpf-lsm': ENFORCED,
+      fanotify: notEnforced(
+        'the cgroup network programs do not see the acting executable; the rule never matches',
+      ),
+      apparmor: ENFORCED,
+      selinux: SELINUX_NETWORK_CAPABILITIES,
+    },
+  },
+  {
+    form: 'network.pts',
+    title: 'pts on a network rule',
+    group: 'option',
+    without: 'the network rule never matches',
+    targets: {
+      'bpf-lsm': ENFORCED,
+      fanotify: notEnforced('the cgroup network programs do not see the terminal; the rule never matches'),
+      apparmor: notEnforced(
+        'no terminal condition in AppArmor; applied to every process',
+        dropped(Code.apparmorConditionIgnored),
+      ),
+      selinux: SELINUX_NETWORK_CAPABILITIES,
+    },
+  },
   { form: 'readOnly', title: 'readOnly', group: 'option', targets: all(ENFORCED) },
   {
     form: 'ownerOnly',

@@ -40,12 +40,17 @@ export function getRuleKindForm(rule: Pick<Rule, 'operation' | 'matcher'>): stri
       return `network.matchProtocols.${m.protocol.toLowerCase()}`;
     case 'capability':
       return 'capabilities.matchCapabilities';
+    case 'address':
+      return 'network.matchAddresses';
   }
 }
 
 /** Every form of a path, protocol or capability rule. */
 export function listRuleForms(rule: Rule): string[] {
   const forms = [getRuleKindForm(rule), ...sourceForms(rule.fromSource)];
+  // The cgroup network programs of the fanotify target see neither the acting executable nor the terminal.
+  if (rule.operation === Operation.Network && rule.fromSource.length > 0) forms.push('network.fromSource');
+  if (rule.operation === Operation.Network && rule.pts) forms.push('network.pts');
   if (rule.readOnly) forms.push('readOnly');
   if (rule.ownerOnly) forms.push('ownerOnly');
   if (rule.pts) forms.push('pts');

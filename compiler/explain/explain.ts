@@ -1,7 +1,7 @@
 // `rtctl explain` without I/O: runs the oracle on a request and renders its answer as text or JSON.
 import { decideOperation, getPosture } from '../decide/decide.js';
 import type { Decision, DecisionAlert, RuleReference } from '../decide/decision.js';
-import type { Rule, RuleSet } from '../ir/rule-set.js';
+import { formatAddressMatcher, type Rule, type RuleSet } from '../ir/rule-set.js';
 import type { ExplainRequest } from './explain-request.js';
 
 /** The deciding rule as `explain --json` prints it. */
@@ -46,7 +46,9 @@ export function summarizeRule(rule: Rule): string {
             ? `pattern ${m.pattern}`
             : m.kind === 'protocol'
               ? `protocol ${m.protocol}`
-              : `capability ${m.capability}`;
+              : m.kind === 'address'
+                ? `address ${formatAddressMatcher(m)}`
+                : `capability ${m.capability}`;
   const extra = [
     rule.readOnly ? 'readOnly' : '',
     rule.ownerOnly ? 'ownerOnly' : '',
@@ -117,7 +119,9 @@ function describeOperation(request: ExplainRequest): string {
     case 'File':
       return `open ${op.resource} for ${op.write ? 'writing' : 'reading'}${op.owner ? ' (as owner)' : ''}${by}`;
     case 'Network':
-      return `connect ${op.resource}${by}`;
+      return op.address === undefined
+        ? `socket ${op.resource}${by}`
+        : `connect ${op.resource} to ${op.address.includes(':') ? `[${op.address}]` : op.address}:${op.port ?? 0}${by}`;
     case 'Capabilities':
       return `capability ${op.resource}${by}`;
   }

@@ -5,6 +5,7 @@ import type { LocatedPolicy } from '../checks/cross/cross-rule.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { checkDocuments, createCheckedDocuments } from './check-documents.js';
 import { crossCheck } from './cross-check.js';
+import { relateImdsPodGuards } from '../node-settings/imds-pod-guard.js';
 import type { DocumentLocator } from './document-locator.js';
 import { assembleLintResult, type LintOptions, type LintResult } from './lint-result.js';
 import { lowerDocuments } from './lower-documents.js';
@@ -35,7 +36,10 @@ export function lintInputs(
     located.push(...lowerDocuments(checked.policies.slice(before)));
     options.onFile?.(++done, total);
   }
-  const cross = crossCheck(located, checked.namespaces, locators);
+  const cross = [
+    ...crossCheck(located, checked.namespaces, locators),
+    ...relateImdsPodGuards(checked.diagnostics, located),
+  ];
   return assembleLintResult(total, parseDiagnostics, checked, located, cross);
 }
 

@@ -40,7 +40,13 @@ export type Matcher =
   /** Network protocol, lower-cased (`tcp`, `udp`, `icmp`, `raw`, `all`, ...). */
   | { kind: 'protocol'; protocol: string }
   /** Capability name, lower-cased without the `cap_` prefix (`net_raw`). */
-  | { kind: 'capability'; capability: string };
+  | { kind: 'capability'; capability: string }
+  /**
+   * Destination of a connect or sendmsg (`network.matchAddresses`): a canonical CIDR block
+   * (`169.254.169.254/32`, `fd00:ec2::254/128`; compiler/net/cidr.ts), its prefix length, the destination
+   * ports (empty: any), and the protocol (`tcp`, `udp`, ...; empty: any).
+   */
+  | { kind: 'address'; cidr: string; prefix: number; ports: number[]; protocol: string };
 
 /** A `fromSource` entry: the acting executable by exact path, or by directory. */
 export type SourceMatcher =
@@ -147,4 +153,10 @@ export interface PolicyIR {
 /** The compiled rule set: all policies, sorted by kind, namespace, name. */
 export interface RuleSet {
   policies: PolicyIR[];
+}
+
+/** An address matcher as one line of text: `169.254.169.254/32 ports 80,443 tcp`. */
+export function formatAddressMatcher(m: Extract<Matcher, { kind: 'address' }>): string {
+  const ports = m.ports.length > 0 ? ` ports ${m.ports.join(',')}` : '';
+  return `${m.cidr}${ports}${m.protocol === '' ? '' : ` ${m.protocol}`}`;
 }

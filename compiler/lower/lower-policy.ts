@@ -17,6 +17,7 @@ import type {
   Target,
 } from '../ir/rule-set.js';
 import type { PolicyDocument } from '../model/policy-document.js';
+import { parseCidr } from '../net/cidr.js';
 
 /** Resolves a JSON pointer of the document to its 1-based line and column. */
 export type LocateFn = (pointer: string) => { line: number; column: number };
@@ -48,6 +49,8 @@ interface RawRule extends Inherited {
   pattern?: string;
   protocol?: string;
   capability?: string;
+  cidr?: string;
+  ports?: readonly number[];
   readOnly?: boolean;
   ownerOnly?: boolean;
   pts?: boolean;
@@ -61,6 +64,7 @@ interface RawSection extends Inherited {
   matchDirectories?: readonly RawRule[];
   matchPatterns?: readonly RawRule[];
   matchProtocols?: readonly RawRule[];
+  matchAddresses?: readonly RawRule[];
   matchCapabilities?: readonly RawRule[];
 }
 
@@ -99,6 +103,7 @@ export const RULE_LISTS: readonly ListSpec[] = [
     matcher: (r) =>
       r.protocol === undefined ? undefined : { kind: 'protocol', protocol: r.protocol.toLowerCase() },
   },
+  { section: 'network', list: 'matchAddresses', operation: 'Network', matcher: address },
   {
     section: 'capabilities',
     list: 'matchCapabilities',
@@ -109,6 +114,20 @@ export const RULE_LISTS: readonly ListSpec[] = [
         : { kind: 'capability', capability: r.capability.toLowerCase().replace(/^cap_/, '') },
   },
 ];
+
+/** An address rule; a CIDR that does not parse lowers to nothing (lint reports it as RT3019). */
+function address(r: RawRule): Matcher | undefined {
+  if (r.cidr === undefined) return undefined;
+  const block = parseCidr(r.cidr);
+  if (!block.ok) return undefined;
+  return {
+    kind: 'address',
+    cidr: block.value.canonical,
+    prefix: block.value.prefix,
+    ports: [...new Set(r.ports ?? [])].sort((a, b) => a - b),
+    protocol: r.protocol?.toLowerCase() ?? '',
+  };
+}
 
 function pathOrExecname(r: RawRule): Matcher | undefined {
   if (r.path !== undefined) return { kind: 'path', path: r.path };

@@ -7,6 +7,8 @@ import { isMatcherForOperation, normalizeCapability } from '../decide/match-rule
 import { compareRulePrecedence, type PolicyRule } from '../decide/precedence.js';
 import {
   ACTION_CODES,
+  ALLOW_ADDRESS_BIT,
+  IP_PROTOCOL_NUMBERS,
   CLASS_CODES,
   HEADER_SIZE,
   LABEL_RECORD_SIZE,
@@ -148,6 +150,14 @@ function describeMatcher(rule: Rule): {
       const c = normalizeCapability(m.capability);
       return { code: MatcherCode.capability, value: c, depth: 0, node: NodeKind.capability, key: c };
     }
+    case 'address':
+      return {
+        code: MatcherCode.address,
+        value: m.cidr,
+        depth: m.prefix,
+        node: NodeKind.address,
+        key: m.cidr,
+      };
   }
 }
 
@@ -200,7 +210,7 @@ export function createRuleTableRecords(ruleSet: RuleSet): RuleTableRecords {
   for (const { policy, rule } of rules) {
     if (rule.action !== Action.Allow) continue;
     const i = policyIndex.get(policy) ?? 0;
-    const bit = 1 << CLASS_CODES[rule.operation];
+    const bit = rule.matcher.kind === 'address' ? ALLOW_ADDRESS_BIT : 1 << CLASS_CODES[rule.operation];
     if (rule.fromSource.length > 0) allowScoped[i] = (allowScoped[i] ?? 0) | bit;
     else allowUnscoped[i] = (allowUnscoped[i] ?? 0) | bit;
   }
@@ -240,11 +250,20 @@ export function createRuleTableRecords(ruleSet: RuleSet): RuleTableRecords {
     if (rule.allowedArgs.length > 0) flags |= RuleFlag.hasArgs;
     addToNode(cls, m.node, m.key, r);
     if (rule.action === Action.Allow) {
+      const isAddress = rule.matcher.kind === 'address';
       for (const s of rule.fromSource) {
-        if (s.kind === 'path') addToNode(cls, NodeKind.allowSourcePath, s.path, r);
-        else addToNode(cls, NodeKind.allowSourceDirectory, normalizeDirectory(s.dir), r);
+        if (s.kind === 'path')
+          addToNode(cls, isAddress ? NodeKind.allowAddressSourcePath : NodeKind.allowSourcePath, s.path, r);
+        else
+          addToNode(
+            cls,
+            isAddress ? NodeKind.allowAddressSourceDirectory : NodeKind.allowSourceDirectory,
+            normalizeDirectory(s.dir),
+            r,
+          );
       }
     }
+    const address = rule.matcher.kind === 'address' ? rule.matcher : undefined;
     return {
       policy: policyIndex.get(policy) ?? 0,
       cls,
@@ -253,6 +272,8 @@ export function createRuleTableRecords(ruleSet: RuleSet): RuleTableRecords {
       flags,
       value: m.value,
       depth: Math.min(m.depth, 0xffff),
+      protocol: address === undefined ? 0 : (IP_PROTOCOL_NUMBERS[address.protocol] ?? 0),
+      ports: address === undefined ? [] : [...address.ports],
       sources: rule.fromSource.map(toSourceRecord),
       severity: rule.severity,
       message: rule.message,
@@ -319,6 +340,7 @@ export function encodeRuleTable(records: RuleTableRecords): Uint8Array {
     rv.setUint8(at + RuleField.flags, rule.flags);
     rv.setUint32(at + RuleField.value, strings.add(rule.value), true);
     rv.setUint16(at + RuleField.depth, rule.depth, true);
+    rv.setUint16(at + RuleField.protocol, rule.protocol, true);
     rv.setUint32(at + RuleField.sourceStart, sources.length, true);
     rv.setUint32(at + RuleField.sourceCount, rule.sources.length, true);
     for (const s of rule.sources)
@@ -328,9 +350,15 @@ export function encodeRuleTable(records: RuleTableRecords): Uint8Array {
     rv.setUint32(at + RuleField.tagsStart, refs.length, true);
     rv.setUint32(at + RuleField.tagsCount, rule.tags.length, true);
     for (const t of rule.tags) refs.push(strings.add(t));
+    // Address rules list their ports where other rules list their arguments: numbers, not strings.
     rv.setUint32(at + RuleField.argsStart, refs.length, true);
-    rv.setUint32(at + RuleField.argsCount, rule.args.length, true);
-    for (const a of rule.args) refs.push(strings.add(a));
+    if (rule.matcher === MatcherCode.address) {
+      rv.setUint32(at + RuleField.argsCount, rule.ports.length, true);
+      refs.push(...rule.ports);
+    } else {
+      rv.setUint32(at + RuleField.argsCount, rule.args.length, true);
+      for (const a of rule.args) refs.push(strings.add(a));
+    }
     rv.setUint32(at + RuleField.file, strings.add(rule.file), true);
     rv.setUint32(at + RuleField.line, rule.line, true);
     rv.setUint32(at + RuleField.column, rule.column, true);

@@ -3,7 +3,7 @@
 import { NodeKind } from './rule-table-format.js';
 import type { RuleTable } from './read-rule-table.js';
 
-const MATCHER_NAMES = ['', 'path', 'execname', 'directory', 'pattern', 'protocol', 'capability'];
+const MATCHER_NAMES = ['', 'path', 'execname', 'directory', 'pattern', 'protocol', 'capability', 'address'];
 const NODE_NAMES = new Map<number, string>(Object.entries(NodeKind).map(([k, v]) => [v, k]));
 const FLAG_NAMES = ['recursive', 'readOnly', 'ownerOnly', 'pts', 'allowedArgs'];
 
@@ -18,6 +18,7 @@ export function dumpRuleTable(table: RuleTable): string {
     const flags = FLAG_NAMES.filter((_, i) => (r.flags & (1 << i)) !== 0);
     lines.push(
       `rule ${r.index} ${r.operation} ${r.action} ${MATCHER_NAMES[r.matcher] ?? '?'} ${JSON.stringify(r.value)}` +
+        `${r.ports.length > 0 ? ` ports=${r.ports.join(',')}` : ''}${r.protocol !== '' ? ` protocol=${r.protocol}` : ''}` +
         `${flags.length > 0 ? ` [${flags.join(',')}]` : ''}${r.sources.length > 0 ? ` from ${JSON.stringify(r.sources)}` : ''}` +
         ` depth=${r.depth} severity=${r.severity} policy=${r.policy} at ${r.location}`,
     );

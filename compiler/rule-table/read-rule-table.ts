@@ -21,8 +21,12 @@ import {
 import { getPosture } from '../decide/decide.js';
 import { normalizeCapability, normalizeOperationRequest } from '../decide/match-rule.js';
 import { compileGlob, matchCompiledGlob, type CompiledGlob } from './match-glob-bytes.js';
+import { formatIpAddress, maskAddress, parseCidr, parseIpAddress } from '../net/cidr.js';
 import {
   ACTION_BY_CODE,
+  ALLOW_ADDRESS_BIT,
+  MatcherCode,
+  getIpProtocolName,
   CLASS_BY_CODE,
   CLASS_CODES,
   HEADER_SIZE,
@@ -44,7 +48,6 @@ import {
   PolicyField,
   RuleField,
   SourceField,
-  type MatcherCode,
   type NodeKind as NodeKindCode,
 } from './rule-table-format.js';
 import type { RuleTableImage, RuleTableRecords, SourceRecord } from './rule-table-records.js';
@@ -86,6 +89,9 @@ export interface DecodedRule {
   sources: string[];
   severity: number;
   location: string;
+  /** Address rules: destination ports (empty: any) and protocol name ('' any); empty for other rules. */
+  ports: number[];
+  protocol: string;
 }
 
 /** Why bytes are not a table this reader can use. */
@@ -317,8 +323,19 @@ export class RuleTable {
       const at = s.ruleOffset + r * RULE_RECORD_SIZE;
       if (this.u32(at + RuleField.policy) >= s.policyCount) fail(`rule ${r}: policy index out of range`);
       if (this.u8(at + RuleField.cls) > 3) fail(`rule ${r}: unknown class`);
-      if (this.u8(at + RuleField.matcher) < 1 || this.u8(at + RuleField.matcher) > 6)
-        fail(`rule ${r}: unknown matcher kind`);
+      const matcher = this.u8(at + RuleField.matcher);
+      if (matcher < 1 || matcher > MatcherCode.address) fail(`rule ${r}: unknown matcher kind`);
+      if (matcher === MatcherCode.address) {
+        if (this.u8(at + RuleField.cls) !== CLASS_CODES.Network)
+          fail(`rule ${r}: address rule not of class Network`);
+        const cidr = parseCidr(this.getStringChecked(this.u32(at + RuleField.value), `rule ${r}`));
+        if (!cidr.ok || cidr.value.canonical !== this.getString(this.u32(at + RuleField.value)))
+          fail(`rule ${r}: address rule value is not a canonical CIDR block`);
+        if (cidr.value.prefix !== this.view.getUint16(at + RuleField.depth, true))
+          fail(`rule ${r}: address rule depth is not its prefix length`);
+        if (getIpProtocolName(this.view.getUint16(at + RuleField.protocol, true)) === undefined)
+          fail(`rule ${r}: unknown IP protocol number`);
+      }
       if (this.u8(at + RuleField.action) > 2) fail(`rule ${r}: unknown action`);
       for (const o of [RuleField.value, RuleField.message, RuleField.file, RuleField.pointer])
         this.checkString(this.u32(at + o), `rule ${r}`);
@@ -335,8 +352,12 @@ export class RuleTable {
         const start = this.u32(at + o);
         const count = this.u32(at + c);
         this.checkRange(start, count, s.refCount, `rule ${r} strings`);
-        for (let i = 0; i < count; i++)
-          this.checkString(this.u32(s.refOffset + 4 * (start + i)), `rule ${r}`);
+        const ports = o === RuleField.argsStart && matcher === MatcherCode.address;
+        for (let i = 0; i < count; i++) {
+          const v = this.u32(s.refOffset + 4 * (start + i));
+          if (!ports) this.checkString(v, `rule ${r}`);
+          else if (v < 1 || v > 65535) fail(`rule ${r}: port ${v} out of range`);
+        }
       }
     }
     for (let i = 0; i < s.sourceCount; i++) {
@@ -371,6 +392,11 @@ export class RuleTable {
     const at = this.s.stringOffset + ref;
     const len = this.u32(at);
     return this.bytes.subarray(at + 4, at + 4 + len);
+  }
+
+  private getStringChecked(ref: number, what: string): string {
+    this.checkString(ref, what);
+    return this.getString(ref);
   }
 
   private getString(ref: number): string {
@@ -483,6 +509,18 @@ export class RuleTable {
     return false;
   }
 
+  /** Address rules: the destination port is listed (or none is), and the protocol is the rule's (or 0). */
+  private matchesPortAndProtocol(at: number, op: OperationRequest): boolean {
+    const protocol = getIpProtocolName(this.view.getUint16(at + RuleField.protocol, true)) ?? '';
+    if (protocol !== '' && protocol !== op.resource) return false;
+    const start = this.u32(at + RuleField.argsStart);
+    const count = this.u32(at + RuleField.argsCount);
+    if (count === 0) return true;
+    for (let i = start; i < start + count; i++)
+      if (this.u32(this.s.refOffset + 4 * i) === op.port) return true;
+    return false;
+  }
+
   private matchesArgs(at: number, args: readonly string[] | undefined): boolean {
     const start = this.u32(at + RuleField.argsStart);
     const count = this.u32(at + RuleField.argsCount);
@@ -517,7 +555,7 @@ export class RuleTable {
     op: OperationRequest,
     resource: Uint8Array,
     actor: Uint8Array | undefined,
-    condition: 'none' | 'parent' | 'ancestor' | 'glob',
+    condition: 'none' | 'parent' | 'ancestor' | 'glob' | 'address',
   ): number {
     if (node === null) return best;
     const write = op.operation === Operation.File && op.write;
@@ -529,6 +567,7 @@ export class RuleTable {
       const flags = this.u8(at + RuleField.flags);
       if (condition === 'ancestor' && (flags & RuleFlag.recursive) === 0) continue;
       if (condition === 'glob' && !matchCompiledGlob(this.getGlob(r, at), resource)) continue;
+      if (condition === 'address' && !this.matchesPortAndProtocol(at, op)) continue;
       if (!this.matchesSources(at, actor)) continue;
       if ((flags & RuleFlag.pts) !== 0 && op.tty !== true) continue;
       if ((flags & RuleFlag.hasArgs) !== 0 && !this.matchesArgs(at, op.args)) continue;
@@ -547,6 +586,23 @@ export class RuleTable {
     let best = NONE;
     if (op.operation === Operation.Network) {
       const proto = encoder.encode(op.resource.toLowerCase());
+      const address = op.address === undefined ? undefined : parseIpAddress(op.address);
+      if (address?.ok === true) {
+        // One probe per prefix length, longest first: the blocks the destination lies in.
+        const { family, bytes } = address.value;
+        for (let prefix = bytes.length * 8; prefix >= 0; prefix--) {
+          const key = `${formatIpAddress({ family, bytes: maskAddress(bytes, prefix) })}/${prefix}`;
+          best = this.scanNode(
+            this.findNode(classCode, NodeKind.address, encoder.encode(key)),
+            best,
+            set,
+            op,
+            proto,
+            actor,
+            'address',
+          );
+        }
+      }
       best = this.scanNode(
         this.findNode(classCode, NodeKind.protocol, proto),
         best,
@@ -617,8 +673,16 @@ export class RuleTable {
     return best === NONE ? null : best;
   }
 
-  private hasScopedAllow(set: PolicySet, classCode: number, actor: Uint8Array): boolean {
-    const direct = this.findNode(classCode, NodeKind.allowSourcePath, actor);
+  private hasScopedAllow(
+    set: PolicySet,
+    classCode: number,
+    actor: Uint8Array,
+    kinds: { path: number; dir: number } = {
+      path: NodeKind.allowSourcePath,
+      dir: NodeKind.allowSourceDirectory,
+    },
+  ): boolean {
+    const direct = this.findNode(classCode, kinds.path, actor);
     if (direct !== null) {
       for (let i = 0; i < direct.count; i++) {
         const r = this.u32(direct.start + 4 * i);
@@ -630,7 +694,7 @@ export class RuleTable {
     for (let k = 0; k < ends.length; k++) {
       const dir = actor.subarray(0, (ends[k] ?? 0) + 1);
       const isParent = k === ends.length - 1;
-      const node = this.findNode(classCode, NodeKind.allowSourceDirectory, dir);
+      const node = this.findNode(classCode, kinds.dir, dir);
       if (node === null) continue;
       for (let i = 0; i < node.count; i++) {
         const at = this.s.ruleOffset + this.u32(node.start + 4 * i) * RULE_RECORD_SIZE;
@@ -651,9 +715,27 @@ export class RuleTable {
   isLeastPermissive(set: PolicySet, request: OperationRequest): boolean {
     const op = normalizeOperationRequest(request);
     const classCode = CLASS_CODES[op.operation];
+    // Connects and sends: Allow address rules make them least-permissive too.
+    const addressOp = op.operation === Operation.Network && op.address !== undefined;
     if ((set.allowUnscoped & (1 << classCode)) !== 0) return true;
+    if (addressOp && (set.allowUnscoped & ALLOW_ADDRESS_BIT) !== 0) return true;
     const actorText = op.operation === Operation.Process ? op.parentExecutable : op.executable;
-    return actorText !== undefined && this.hasScopedAllow(set, classCode, encoder.encode(actorText));
+    if (actorText === undefined) return false;
+    const actor = encoder.encode(actorText);
+    if (this.hasScopedAllow(set, classCode, actor)) return true;
+    return (
+      addressOp &&
+      this.hasScopedAllow(set, classCode, actor, {
+        path: NodeKind.allowAddressSourcePath,
+        dir: NodeKind.allowAddressSourceDirectory,
+      })
+    );
+  }
+
+  private readNumbers(start: number, count: number): number[] {
+    const out: number[] = [];
+    for (let i = start; i < start + count; i++) out.push(this.u32(this.s.refOffset + 4 * i));
+    return out;
   }
 
   private readStrings(start: number, count: number): string[] {
@@ -695,6 +777,9 @@ export class RuleTable {
     for (let r = 0; r < s.ruleCount; r++) {
       const at = s.ruleOffset + r * RULE_RECORD_SIZE;
       const sources: SourceRecord[] = [];
+      const isAddress = this.u8(at + RuleField.matcher) === MatcherCode.address;
+      const argsStart = this.u32(at + RuleField.argsStart);
+      const argsCount = this.u32(at + RuleField.argsCount);
       const start = this.u32(at + RuleField.sourceStart);
       for (let i = start; i < start + this.u32(at + RuleField.sourceCount); i++) {
         const so = s.sourceOffset + i * SOURCE_RECORD_SIZE;
@@ -712,11 +797,13 @@ export class RuleTable {
         flags: this.u8(at + RuleField.flags),
         value: this.getString(this.u32(at + RuleField.value)),
         depth: this.view.getUint16(at + RuleField.depth, true),
+        protocol: this.view.getUint16(at + RuleField.protocol, true),
+        ports: isAddress ? this.readNumbers(argsStart, argsCount) : [],
         sources,
         severity: this.u32(at + RuleField.severity),
         message: this.getString(this.u32(at + RuleField.message)),
         tags: this.readStrings(this.u32(at + RuleField.tagsStart), this.u32(at + RuleField.tagsCount)),
-        args: this.readStrings(this.u32(at + RuleField.argsStart), this.u32(at + RuleField.argsCount)),
+        args: isAddress ? [] : this.readStrings(argsStart, argsCount),
         file: this.getString(this.u32(at + RuleField.file)),
         line: this.u32(at + RuleField.line),
         column: this.u32(at + RuleField.column),
@@ -767,6 +854,11 @@ export class RuleTable {
         depth: this.view.getUint16(at + RuleField.depth, true),
         sources,
         severity: this.u32(at + RuleField.severity),
+        ports:
+          this.u8(at + RuleField.matcher) === MatcherCode.address
+            ? this.readNumbers(this.u32(at + RuleField.argsStart), this.u32(at + RuleField.argsCount))
+            : [],
+        protocol: getIpProtocolName(this.view.getUint16(at + RuleField.protocol, true)) ?? '',
         location: `${this.getString(this.u32(at + RuleField.file))}:${this.u32(at + RuleField.line)}:${this.u32(at + RuleField.column)}`,
       });
     }

@@ -5,7 +5,7 @@ import { Action, Operation } from '../ir/rule-set.js';
 
 /** `"RTRULES\0"`. */
 export const MAGIC = Uint8Array.from([0x52, 0x54, 0x52, 0x55, 0x4c, 0x45, 0x53, 0x00]);
-export const VERSION_MAJOR = 1;
+export const VERSION_MAJOR = 2;
 export const VERSION_MINOR = 0;
 
 export const HEADER_SIZE = 128;
@@ -70,6 +70,7 @@ export const RuleField = {
   flags: 7,
   value: 8,
   depth: 12,
+  protocol: 14,
   sourceStart: 16,
   sourceCount: 20,
   severity: 24,
@@ -128,6 +129,7 @@ export const MatcherCode = {
   pattern: 4,
   protocol: 5,
   capability: 6,
+  address: 7,
 } as const;
 export type MatcherCode = (typeof MatcherCode)[keyof typeof MatcherCode];
 
@@ -150,8 +152,31 @@ export const NodeKind = {
   capability: 6,
   allowSourcePath: 7,
   allowSourceDirectory: 8,
+  address: 9,
+  allowAddressSourcePath: 10,
+  allowAddressSourceDirectory: 11,
 } as const;
 export type NodeKind = (typeof NodeKind)[keyof typeof NodeKind];
+
+/**
+ * Bit of a policy's `allow_unscoped`/`allow_scoped` set when it has an Allow address rule: connects and sends
+ * are then least-permissive (the Network class bit says the same for the creation of sockets).
+ */
+export const ALLOW_ADDRESS_BIT = 1 << 4;
+
+/** IP protocol numbers of address rules (`protocol` field of an address rule record; 0: any). */
+export const IP_PROTOCOL_NUMBERS: Readonly<Record<string, number>> = {
+  icmp: 1,
+  tcp: 6,
+  udp: 17,
+  icmpv6: 58,
+  sctp: 132,
+};
+/** The protocol name of an IP protocol number of an address rule ('' for 0). */
+export function getIpProtocolName(n: number): string | undefined {
+  if (n === 0) return '';
+  return Object.keys(IP_PROTOCOL_NUMBERS).find((k) => IP_PROTOCOL_NUMBERS[k] === n);
+}
 
 /** Policy kind codes. */
 export const POLICY_KIND_CODES = { RuntimePolicy: 0, RuntimeHostPolicy: 1 } as const;

@@ -18,7 +18,7 @@
 #define RT_TABLE_MAGIC "RTRULES\0"
 #define RT_TABLE_MAGIC_SIZE 8
 /* A reader refuses any other major version; any minor version of its major is readable. */
-#define RT_TABLE_VERSION_MAJOR 1
+#define RT_TABLE_VERSION_MAJOR 2
 #define RT_TABLE_VERSION_MINOR 0
 
 #define RT_TABLE_HEADER_SIZE 128
@@ -51,6 +51,9 @@
 #define RT_MATCH_PATTERN 4
 #define RT_MATCH_PROTOCOL 5
 #define RT_MATCH_CAPABILITY 6
+/* network.matchAddresses: value is the canonical CIDR text, depth its prefix length, protocol the IP protocol
+ * number (0: any), and args_start/args_count list the destination ports as plain u32 references. */
+#define RT_MATCH_ADDRESS 7
 
 /* Rule flag bits. */
 #define RT_FLAG_RECURSIVE 1
@@ -81,6 +84,19 @@
 #define RT_NODE_CAPABILITY 6
 #define RT_NODE_ALLOW_SOURCE_PATH 7
 #define RT_NODE_ALLOW_SOURCE_DIR 8
+#define RT_NODE_ADDRESS 9
+#define RT_NODE_ALLOW_ADDRESS_SOURCE_PATH 10
+#define RT_NODE_ALLOW_ADDRESS_SOURCE_DIR 11
+
+/* Bit of a policy's allow_unscoped/allow_scoped: an Allow address rule (connects and sends least-permissive). */
+#define RT_ALLOW_ADDRESS_BIT 16
+
+/* IP protocol numbers an address rule names. */
+#define RT_IPPROTO_ICMP 1
+#define RT_IPPROTO_TCP 6
+#define RT_IPPROTO_UDP 17
+#define RT_IPPROTO_ICMPV6 58
+#define RT_IPPROTO_SCTP 132
 
 /* FNV-1a 64 of the index: h = OFFSET; for each byte b of [class, kind, key...]: h ^= b; h *= PRIME. */
 #define RT_FNV_OFFSET 0xcbf29ce484222325ULL
@@ -143,8 +159,8 @@ struct rt_table_rule {
 	__u8 action;  /* RT_ACTION_* */
 	__u8 flags;   /* RT_FLAG_* */
 	__u32 value;  /* string reference */
-	__u16 depth;
-	__u16 reserved;
+	__u16 depth;    /* directory depth; prefix length of an address rule */
+	__u16 protocol; /* address rules: IP protocol number, 0 any; 0 otherwise */
 	__u32 source_start;
 	__u32 source_count;
 	__u32 severity;
@@ -224,6 +240,7 @@ RT_ASSERT_OFFSET(rt_table_rule, action, 6);
 RT_ASSERT_OFFSET(rt_table_rule, flags, 7);
 RT_ASSERT_OFFSET(rt_table_rule, value, 8);
 RT_ASSERT_OFFSET(rt_table_rule, depth, 12);
+RT_ASSERT_OFFSET(rt_table_rule, protocol, 14);
 RT_ASSERT_OFFSET(rt_table_rule, source_start, 16);
 RT_ASSERT_OFFSET(rt_table_rule, source_count, 20);
 RT_ASSERT_OFFSET(rt_table_rule, severity, 24);

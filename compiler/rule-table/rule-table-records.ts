@@ -50,7 +50,12 @@ export interface RuleRecord {
   /** RuleFlag bits. */
   flags: number;
   value: string;
+  /** Directory depth (paths), prefix length (address rules). */
   depth: number;
+  /** Address rules: IP protocol number (0: any); 0 for other rules. */
+  protocol: number;
+  /** Address rules: destination ports, ascending (empty: any); empty for other rules. */
+  ports: number[];
   sources: SourceRecord[];
   severity: number;
   message: string;

@@ -64,8 +64,14 @@ export const PROTOCOL_NAMES = [
   'all',
 ] as const;
 
+/** Protocols an address rule may name: those whose sockets connect or send to an address. */
+export const ADDRESS_PROTOCOL_NAMES = ['tcp', 'udp', 'icmp', 'icmpv6', 'sctp'] as const;
+/** Protocols of address rules that have ports. */
+export const PORT_PROTOCOL_NAMES = ['tcp', 'udp', 'sctp'] as const;
+
 const CAPABILITY_PATTERN = `^(${CAPABILITY_NAMES.join('|')})$`;
 const PROTOCOL_PATTERN = `^(${PROTOCOL_NAMES.flatMap((p) => [p, p.toUpperCase()]).join('|')})$`;
+const ADDRESS_PROTOCOL_PATTERN = `^(${ADDRESS_PROTOCOL_NAMES.flatMap((p) => [p, p.toUpperCase()]).join('|')})$`;
 
 /**
  * Size bounds. Kubernetes' own where it has one (label values 63 characters, DNS names 253); elsewhere far
@@ -102,6 +108,10 @@ export const SCHEMA_BOUNDS = {
   presets: 16,
   /** Characters of a DNS name (domains, device classes). */
   dnsName: 253,
+  /** Ports of one address rule. */
+  ports: 64,
+  /** Characters of a CIDR block (the longest IPv6 text with a prefix is 49). */
+  cidr: 64,
   /** Characters of the AppArmor profile text. */
   apparmor: 65_536,
 } as const;
@@ -305,11 +315,43 @@ const file = {
   },
 } as const;
 
+/**
+ * One `matchAddresses` rule: the destination of a connect or sendmsg. The CIDR is checked by the semantic
+ * stage (RT3019, RT3020), which can say what is wrong with it; the schema bounds its length.
+ */
+const addressRule = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['cidr'],
+  properties: {
+    cidr: {
+      type: 'string',
+      minLength: 1,
+      maxLength: SCHEMA_BOUNDS.cidr,
+      description:
+        'IPv4 or IPv6 CIDR block (169.254.169.254/32, fd00:ec2::254/128); a bare address is one host.',
+    },
+    ports: {
+      type: 'array',
+      maxItems: SCHEMA_BOUNDS.ports,
+      items: { type: 'integer', minimum: 1, maximum: 65535 },
+      description: 'Destination ports (tcp, udp, sctp); absent or empty: any port.',
+    },
+    protocol: {
+      type: 'string',
+      pattern: ADDRESS_PROTOCOL_PATTERN,
+      description: 'tcp, udp, icmp, icmpv6 or sctp; absent: any protocol.',
+    },
+    fromSource,
+    ...inherited,
+  },
+} as const;
+
 function networkSection<R extends readonly string[]>(required: R) {
   return {
     type: 'object',
     additionalProperties: false,
-    description: 'Rules on network sockets by protocol.',
+    description: 'Rules on network sockets by protocol, and on connects and sends by destination address.',
     properties: {
       matchProtocols: {
         type: 'array',
@@ -326,6 +368,7 @@ function networkSection<R extends readonly string[]>(required: R) {
           },
         },
       },
+      matchAddresses: { type: 'array', maxItems: SCHEMA_BOUNDS.rules, items: addressRule },
       matchDNSQueries: {
         type: 'array',
         maxItems: SCHEMA_BOUNDS.rules,

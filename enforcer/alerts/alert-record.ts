@@ -104,7 +104,7 @@ export function buildAlertRecord(
     Operation: event.operation,
     Resource: event.resource,
     Data: data,
-    Enforcer: event.action === Action.Block ? context.enforcer : context.auditEnforcer,
+    Enforcer: event.enforcer ?? (event.action === Action.Block ? context.enforcer : context.auditEnforcer),
     Action: event.action,
     Result: describeResult(event),
   };

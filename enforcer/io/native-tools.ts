@@ -15,6 +15,9 @@ export const NativeArtifact = {
   bpfLsmProbe: 'rtctl-probe-bpf-lsm',
   /** The BPF-LSM loader with the programs embedded (enforcer/bpf/). */
   bpfLoader: 'bpf/rtctl-bpf-loader',
+  /** The cgroup network plane's loader and programs (enforcer/network/). */
+  networkLoader: 'network/rtctl-net-loader',
+  networkObject: 'network/rtctl-net.bpf.o',
 } as const;
 export type NativeArtifact = (typeof NativeArtifact)[keyof typeof NativeArtifact];
 

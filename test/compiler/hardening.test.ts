@@ -7,7 +7,7 @@ import { lintTexts } from '../../compiler/lint.js';
 import { REPO_ROOT } from '../support/paths.js';
 
 const ROOT = path.join(REPO_ROOT, 'policies', 'hardening');
-const BUNDLES = ['cis', 'mitre', 'nist', 'stig'] as const;
+const BUNDLES = ['cis', 'imds', 'mitre', 'nist', 'stig'] as const;
 
 describe('hardening bundles', () => {
   const sources = BUNDLES.flatMap((b) =>

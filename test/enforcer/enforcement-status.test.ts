@@ -77,7 +77,7 @@ describe('enforcer /status: enforcement per policy (in-memory data plane)', () =
     for (const p of DATA_PLANES) assert.ok(findEnforcementTarget(p.name), p.name);
   });
 
-  it('fanotify: the process rule is enforced, the network and syscalls rules are not', async () => {
+  it('fanotify: the process rule is enforced; the host network rule with a source and the syscalls rule are not', async () => {
     const s = await statusFor(EnforcementTarget.Fanotify);
     assert.equal(s.enforcement.length, 1);
     const p = s.enforcement[0];
@@ -88,11 +88,11 @@ describe('enforcer /status: enforcement per policy (in-memory data plane)', () =
     assert.deepEqual(
       p?.notEnforced.map((g) => [g.pointer, g.line, g.gaps.map((x) => x.form)]),
       [
-        ['/spec/network/matchProtocols/0', 11, ['network.matchProtocols.raw']],
+        ['/spec/network/matchProtocols/0', 11, ['network.fromSource']],
         ['/spec/syscalls/matchSyscalls/0', 15, ['syscalls.matchSyscalls']],
       ],
     );
-    assert.match(p?.notEnforced[0]?.gaps[0]?.reason ?? '', /no network hook/);
+    assert.match(p?.notEnforced[0]?.gaps[0]?.reason ?? '', /do not see the acting executable/);
     // JSON as /status serves it.
     assert.ok(JSON.stringify(s).includes('"notEnforced"'));
   });

@@ -23,11 +23,24 @@ describe('rtctl probe (trials on this kernel)', function () {
     const report = JSON.parse(r.stdout) as ProbeReport;
     assert.deepEqual(
       report.checks.map((c) => c.name),
-      ['btf', 'bpf-lsm', 'fanotify', 'apparmor', 'selinux'],
+      ['btf', 'bpf-lsm', 'fanotify', 'network', 'apparmor', 'selinux'],
     );
     for (const c of report.checks) assert.ok(c.detail.length > 0, c.name);
     const fan = report.checks.find((c) => c.name === 'fanotify');
     assert.equal(fan?.supported, true, fan?.detail);
+    // The cgroup network programs load and attach on this kernel (a probe cgroup the probe creates).
+    const net = report.checks.find((c) => c.name === 'network');
+    if (process.getuid?.() === 0) assert.equal(net?.supported, true, net?.detail);
+    assert.match(net?.detail ?? '', /cgroup|loader|load|attach/);
+    // Each data plane says which errno its denials give.
+    assert.deepEqual(
+      report.checks.filter((c) => c.denyErrno !== undefined).map((c) => [c.name, c.denyErrno]),
+      [
+        ['bpf-lsm', 'EACCES'],
+        ['fanotify', 'EPERM'],
+        ['network', 'EPERM'],
+      ],
+    );
     const bpf = report.checks.find((c) => c.name === 'bpf-lsm');
     // Decided by the trial load and attach, never by the LSM list alone.
     assert.match(bpf?.detail ?? '', /LSM program|BTF/);

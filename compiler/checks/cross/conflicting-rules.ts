@@ -1,7 +1,7 @@
 // RT3003 duplicate rules and RT3004 conflicting actions: the same matcher (operation, resource, sources and
 // exemptions) written twice for workloads that may overlap. Both places of a conflict are reported.
 import { Code } from '../../diagnostics/codes/code.js';
-import type { Rule } from '../../ir/rule-set.js';
+import { formatAddressMatcher, type Rule } from '../../ir/rule-set.js';
 import { describeLocation } from './cross-rule.js';
 import type { CrossFinding, CrossRule, LocatedPolicy } from './cross-rule.js';
 import { targetKey, targetsOverlap } from './target-overlap.js';
@@ -22,6 +22,8 @@ function matcherValue(r: Rule): string {
       return m.protocol;
     case 'capability':
       return m.capability;
+    case 'address':
+      return formatAddressMatcher(m);
   }
 }
 
@@ -52,7 +54,9 @@ function describeMatcher(r: Rule): string {
             ? m.pattern
             : m.kind === 'protocol'
               ? m.protocol
-              : m.capability;
+              : m.kind === 'address'
+                ? formatAddressMatcher(m)
+                : m.capability;
   return `${r.operation} ${m.kind} ${JSON.stringify(what)}`;
 }
 

@@ -5,6 +5,7 @@ import type { Finding } from '../../diagnostics/finding.js';
 import type { PolicyKind } from '../../ir/rule-set.js';
 import { RULE_LISTS, resolveAction } from '../../lower/lower-policy.js';
 import { checkEmptyFromSource } from './empty-from-source.js';
+import { checkAddressRules } from './address-rules.js';
 
 /** A schema-valid policy object, read structurally. */
 export type PolicyObject = {
@@ -220,4 +221,5 @@ export const DOCUMENT_RULES: readonly DocumentRule[] = [
   checkEmpty,
   checkPresets,
   checkEmptyFromSource,
+  checkAddressRules,
 ];

@@ -11,6 +11,8 @@ export const AdmissionCode = {
   ImdsMetadataTags: 'RT5005',
   ImdsInvalidValue: 'RT5006',
   ImdsAllowReasonEmpty: 'RT5007',
+  ImdsPodGuard: 'RT5008',
+  ImdsPodGuardMissing: 'RT5009',
   PostureInvalid: 'RT5010',
   CustomDeny: 'RT5020',
   CustomPolicyFailed: 'RT5021',
@@ -70,6 +72,20 @@ export const ADMISSION_CODES = [
     name: 'imds-allow-reason-empty',
     summary:
       'The security.runtime.com/allow-pod-imds annotation must be a non-empty string giving the reason pods need the metadata service.',
+  },
+  {
+    code: AdmissionCode.ImdsPodGuard,
+    severity: 'info',
+    name: 'imds-pod-guard',
+    summary:
+      'A node pool lets pods reach the metadata service (hop limit 2, allowed by security.runtime.com/allow-pod-imds); the message names the policies in the same input that keep every other pod out (policies/hardening/imds/). Lint only.',
+  },
+  {
+    code: AdmissionCode.ImdsPodGuardMissing,
+    severity: 'warning',
+    name: 'imds-pod-guard-missing',
+    summary:
+      'A node pool lets pods reach the metadata service, and no RuntimePolicy in the same input (which holds policies) blocks connects to 169.254.169.254 for the pods that do not need it: every pod on those nodes can read the node role credentials. Apply policies/hardening/imds/. Lint only.',
   },
   {
     code: AdmissionCode.PostureInvalid,

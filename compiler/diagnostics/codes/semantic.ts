@@ -115,4 +115,25 @@ export const SEMANTIC_CODES = [
     summary:
       'Some targets do not enforce this rule (or only audit it): the message names them and what the rule gets there (docs/enforcement.md). An error under --require-enforced for a named target.',
   },
+  {
+    code: 'RT3019',
+    severity: 'error',
+    name: 'invalid-cidr',
+    summary:
+      'A network.matchAddresses cidr is not an IPv4 or IPv6 CIDR block (address/prefix, prefix 0-32 or 0-128); the rule could never match.',
+  },
+  {
+    code: 'RT3020',
+    severity: 'warning',
+    name: 'cidr-host-bits-set',
+    summary:
+      'A network.matchAddresses cidr has bits set after its prefix (10.0.0.1/8); it is read as its network (10.0.0.0/8). Write the network, or a /32 (/128) for one host.',
+  },
+  {
+    code: 'RT3021',
+    severity: 'error',
+    name: 'ports-without-port-protocol',
+    summary:
+      'A network.matchAddresses rule lists ports with a protocol that has none (icmp, icmpv6); the rule could never match.',
+  },
 ] as const satisfies readonly CodeInfo[];

@@ -26,6 +26,27 @@ const EXECUTABLES = ['/bin/sh', '/usr/bin/curl', '/usr/local/bin/tool', '/a/b/sh
 const PROTOCOLS = ['tcp', 'udp', 'icmp', 'raw', 'all'];
 const CAPABILITIES = ['net_raw', 'sys_admin', 'chown'];
 const ARGS = ['-V', '-c', 'x'];
+const CIDRS: [string, number][] = [
+  ['10.0.0.0/8', 8],
+  ['10.1.0.0/16', 16],
+  ['10.1.2.3/32', 32],
+  ['169.254.169.254/32', 32],
+  ['0.0.0.0/0', 0],
+  ['fd00::/8', 8],
+  ['fd00:ec2::254/128', 128],
+  ['::/0', 0],
+];
+const ADDRESSES = [
+  '10.1.2.3',
+  '10.2.0.1',
+  '169.254.169.254',
+  '8.8.8.8',
+  'fd00:ec2::254',
+  'fd00::1',
+  '::ffff:10.1.2.3',
+  '2001:db8::1',
+];
+const PORTS = [80, 443, 53];
 
 const segment = fc.constantFrom(...SEGMENTS);
 export const arbPath = fc.array(segment, { minLength: 1, maxLength: 4 }).map((s) => `/${s.join('/')}`);
@@ -49,9 +70,30 @@ const arbPathMatcher: fc.Arbitrary<Matcher> = fc.oneof(
   segment.map((n): Matcher => ({ kind: 'execname', name: n })),
 );
 
-const arbMatcherFor = (op: Operation): fc.Arbitrary<Matcher> => {
+const arbProtocolMatcher = fc
+  .constantFrom(...PROTOCOLS)
+  .map((p): Matcher => ({ kind: 'protocol', protocol: p }));
+
+/** Address rules are generated only by the `withAddresses` arbitraries, so that the others keep their stream. */
+const arbMatcherFor = (op: Operation, withAddresses: boolean): fc.Arbitrary<Matcher> => {
+  if (op === Operation.Network && !withAddresses) return arbProtocolMatcher;
   if (op === Operation.Network)
-    return fc.constantFrom(...PROTOCOLS).map((p): Matcher => ({ kind: 'protocol', protocol: p }));
+    return fc.oneof(
+      arbProtocolMatcher,
+      fc
+        .record({
+          cidr: fc.constantFrom(...CIDRS),
+          ports: fc.subarray(PORTS),
+          protocol: fc.constantFrom('', 'tcp', 'udp'),
+        })
+        .map((a): Matcher => ({
+          kind: 'address',
+          cidr: a.cidr[0],
+          prefix: a.cidr[1],
+          ports: [...a.ports].sort((x, y) => x - y),
+          protocol: a.protocol,
+        })),
+    );
   if (op === Operation.Capabilities) {
     return fc.constantFrom(...CAPABILITIES).map((c): Matcher => ({ kind: 'capability', capability: c }));
   }
@@ -66,11 +108,11 @@ const arbOperationClass = fc.constantFrom(
 );
 const arbAction = fc.constantFrom(Action.Allow, Action.Audit, Action.Block);
 
-const arbRule = (file: string): fc.Arbitrary<Rule> =>
+const arbRule = (file: string, withAddresses: boolean): fc.Arbitrary<Rule> =>
   arbOperationClass.chain((operation) =>
     fc
       .record({
-        matcher: arbMatcherFor(operation),
+        matcher: arbMatcherFor(operation, withAddresses),
         fromSource: fc.oneof(
           { weight: 3, arbitrary: fc.constant<SourceMatcher[]>([]) },
           { weight: 1, arbitrary: fc.array(arbSource, { minLength: 1, maxLength: 2 }) },
@@ -92,8 +134,9 @@ const arbRule = (file: string): fc.Arbitrary<Rule> =>
         operation,
         matcher: r.matcher,
         fromSource: r.fromSource,
-        readOnly: r.readOnly,
-        ownerOnly: r.ownerOnly,
+        // The schema has no readOnly or ownerOnly on network rules.
+        readOnly: operation === Operation.Network ? false : r.readOnly,
+        ownerOnly: operation === Operation.Network ? false : r.ownerOnly,
         action: r.action,
         severity: r.severity,
         tags: r.tags,
@@ -104,7 +147,7 @@ const arbRule = (file: string): fc.Arbitrary<Rule> =>
       })),
   );
 
-const arbPolicy = (index: number): fc.Arbitrary<PolicyIR> => {
+const arbPolicy = (index: number, withAddresses: boolean): fc.Arbitrary<PolicyIR> => {
   const file = `p${index}.yaml`;
   return fc
     .record({
@@ -114,7 +157,7 @@ const arbPolicy = (index: number): fc.Arbitrary<PolicyIR> => {
       app: fc.constantFrom('web', 'db', undefined),
       expr: fc.constantFrom('none', 'in', 'notin'),
       zone: fc.constantFrom('a', '*', undefined),
-      rules: fc.array(arbRule(file), { minLength: 1, maxLength: 6 }),
+      rules: fc.array(arbRule(file, withAddresses), { minLength: 1, maxLength: 6 }),
     })
     .map((p): PolicyIR => {
       const base = {
@@ -183,11 +226,16 @@ export function restrictToTarget(
   };
 }
 
-/** A random rule set of 1 to 5 policies. */
-export const arbRuleSet: fc.Arbitrary<RuleSet> = fc
-  .integer({ min: 1, max: 5 })
-  .chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => arbPolicy(i))))
-  .map((policies) => ({ policies }));
+const arbRuleSetWith = (withAddresses: boolean): fc.Arbitrary<RuleSet> =>
+  fc
+    .integer({ min: 1, max: 5 })
+    .chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => arbPolicy(i, withAddresses))))
+    .map((policies) => ({ policies }));
+
+/** A random rule set of 1 to 5 policies (network rules by protocol only). */
+export const arbRuleSet: fc.Arbitrary<RuleSet> = arbRuleSetWith(false);
+/** A random rule set of 1 to 5 policies whose network rules include address rules. */
+export const arbAddressRuleSet: fc.Arbitrary<RuleSet> = arbRuleSetWith(true);
 
 /** A random workload (container or host). */
 export const arbWorkload: fc.Arbitrary<Workload> = fc.oneof(
@@ -265,6 +313,8 @@ function arbResourceNear(m: Matcher): fc.Arbitrary<string> {
       return fc.constant(m.protocol === 'all' ? 'udp' : m.protocol);
     case 'capability':
       return fc.constant(m.capability);
+    case 'address':
+      return fc.constantFrom(m.protocol === '' ? 'tcp' : m.protocol, 'udp');
   }
 }
 
@@ -293,18 +343,37 @@ function arbWorkloadFor(ruleSet: RuleSet): fc.Arbitrary<Workload> {
   );
 }
 
+/** A random operation; Network ones are connects or sends to a random destination half of the time. */
+export const arbOperationWithDestination: fc.Arbitrary<OperationRequest> = arbOperation.chain((op) =>
+  op.operation !== Operation.Network
+    ? fc.constant(op)
+    : fc
+        .option(fc.record({ address: fc.constantFrom(...ADDRESSES), port: fc.constantFrom(...PORTS) }), {
+          nil: undefined,
+        })
+        .map((d) => (d === undefined ? op : { ...op, ...d })),
+);
+
 /** An operation that targets one of the rule set's rules (or a random one). */
-function arbOperationFor(ruleSet: RuleSet): fc.Arbitrary<OperationRequest> {
+function arbOperationFor(ruleSet: RuleSet, withAddresses: boolean): fc.Arbitrary<OperationRequest> {
   const rules = ruleSet.policies.flatMap((p) => p.rules);
-  if (rules.length === 0) return arbOperation;
+  const random = withAddresses ? arbOperationWithDestination : arbOperation;
+  if (rules.length === 0) return random;
   const near = fc.constantFrom(...rules).chain((rule) =>
     fc
-      .tuple(arbOperation, arbResourceNear(rule.matcher), fc.constantFrom(...EXECUTABLES))
+      .tuple(random, arbResourceNear(rule.matcher), fc.constantFrom(...EXECUTABLES))
       .map(([op, resource, actor]) => {
         const source = rule.fromSource[0];
         const sourced =
           source === undefined ? actor : source.kind === 'path' ? source.path : `${source.dir}sh`;
         const req: OperationRequest = { ...op, operation: rule.operation, resource };
+        if (rule.matcher.kind === 'address') {
+          req.address = rule.matcher.cidr.slice(0, rule.matcher.cidr.indexOf('/'));
+          req.port = rule.matcher.ports[0] ?? 80;
+        } else if (rule.operation !== Operation.Network) {
+          delete req.address;
+          delete req.port;
+        }
         if (rule.operation === Operation.Process) req.parentExecutable = sourced;
         else req.executable = sourced;
         return req;
@@ -317,7 +386,7 @@ function arbOperationFor(ruleSet: RuleSet): fc.Arbitrary<OperationRequest> {
   return fc.oneof(
     { weight: 3, arbitrary: near },
     { weight: 1, arbitrary: mangled },
-    { weight: 1, arbitrary: arbOperation },
+    { weight: 1, arbitrary: random },
   );
 }
 
@@ -329,12 +398,17 @@ const MANGLES: ((p: string) => string)[] = [
   (p) => p.replace(/\/([^/]*)$/, '/zz/../$1'),
 ];
 
+const arbScenarioWith = (withAddresses: boolean) =>
+  arbRuleSetWith(withAddresses).chain((ruleSet) =>
+    fc.record({
+      ruleSet: fc.constant(ruleSet),
+      workload: arbWorkloadFor(ruleSet),
+      operations: fc.array(arbOperationFor(ruleSet, withAddresses), { minLength: 1, maxLength: 10 }),
+      postures: arbPostures,
+    }),
+  );
+
 /** A rule set, a workload, operations aimed at its rules, and postures. */
-export const arbScenario = arbRuleSet.chain((ruleSet) =>
-  fc.record({
-    ruleSet: fc.constant(ruleSet),
-    workload: arbWorkloadFor(ruleSet),
-    operations: fc.array(arbOperationFor(ruleSet), { minLength: 1, maxLength: 10 }),
-    postures: arbPostures,
-  }),
-);
+export const arbScenario = arbScenarioWith(false);
+/** As arbScenario, with address rules and connects or sends to destinations near them. */
+export const arbAddressScenario = arbScenarioWith(true);

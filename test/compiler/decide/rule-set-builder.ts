@@ -30,7 +30,7 @@ let nextLine = 1;
 
 /** Operation class implied by a matcher, when the spec does not name one. */
 function inferOperation(m: Matcher): Operation {
-  if (m.kind === 'protocol') return Operation.Network;
+  if (m.kind === 'protocol' || m.kind === 'address') return Operation.Network;
   if (m.kind === 'capability') return Operation.Capabilities;
   if (m.kind === 'execname') return Operation.Process;
   return Operation.File;
@@ -111,6 +111,14 @@ export const pattern = (p: string): Matcher => ({ kind: 'pattern', pattern: p })
 export const execname = (n: string): Matcher => ({ kind: 'execname', name: n });
 export const protocol = (p: string): Matcher => ({ kind: 'protocol', protocol: p });
 export const capability = (c: string): Matcher => ({ kind: 'capability', capability: c });
+/** An address matcher from a canonical CIDR (`10.0.0.0/8`), with optional ports and protocol. */
+export const address = (cidr: string, ports: number[] = [], protocol = ''): Matcher => ({
+  kind: 'address',
+  cidr,
+  prefix: Number(cidr.slice(cidr.indexOf('/') + 1)),
+  ports,
+  protocol,
+});
 export const srcPath = (p: string): SourceMatcher => ({ kind: 'path', path: p });
 export const srcDir = (d: string, recursive = false): SourceMatcher => ({
   kind: 'directory',

@@ -32,6 +32,7 @@ import {
   path as pathM,
   pattern,
   protocol,
+  address,
   srcDir,
   srcPath,
   type RuleSpec,
@@ -68,6 +69,9 @@ function ruleSpecFor(form: string): RuleSpec | undefined {
     pts: { ...base, matcher: pathM('/etc/x'), pts: true },
     allowedArgs: { ...base, operation: P, matcher: pathM('/usr/bin/x'), allowedArgs: ['-V'] },
     'action.Allow': { action: Action.Allow, line: LINE, matcher: pathM('/etc/x') },
+    'network.matchAddresses': { ...base, matcher: address('169.254.169.254/32', [80], 'tcp') },
+    'network.fromSource': { ...base, matcher: protocol('tcp'), fromSource: [srcPath('/usr/bin/wget')] },
+    'network.pts': { ...base, matcher: protocol('tcp'), pts: true },
   };
   const p = /^network\.matchProtocols\.(.+)$/.exec(form)?.[1];
   if (p !== undefined) return { ...base, matcher: protocol(p) };
@@ -157,11 +161,17 @@ describe('enforcement table', () => {
     const level = (form: string, target: EnforcementTarget) => getEnforcementCell(form, target).level;
     const NE = EnforcementLevel.NotEnforced;
     for (const form of [
-      'network.matchProtocols.tcp',
       'capabilities.matchCapabilities',
       'syscalls.matchSyscalls',
+      'network.matchProtocols.sctp',
+      'network.fromSource',
+      'network.pts',
     ])
       assert.equal(level(form, EnforcementTarget.Fanotify), NE, form);
+    // The fanotify target includes the cgroup network plane (enforcer/network/).
+    for (const form of ['network.matchProtocols.tcp', 'network.matchProtocols.raw', 'network.matchAddresses'])
+      assert.equal(level(form, EnforcementTarget.Fanotify), EnforcementLevel.Enforced, form);
+    assert.equal(level('network.matchAddresses', EnforcementTarget.BpfLsm), NE);
     for (const t of ENFORCEMENT_TARGETS) {
       assert.equal(level('presets', t.target), NE);
       assert.equal(level('syscalls.matchPaths', t.target), NE);
@@ -236,8 +246,9 @@ describe('summarizeEnforcement', () => {
     assert.equal(s.level, EnforcementLevel.NotEnforced);
     assert.ok(s.enforced.includes('/spec/file/matchPaths/0'));
     const missing = s.notEnforced.map((g) => g.pointer);
+    // Network rules by protocol are enforced by the cgroup network programs (enforcer/network/).
+    assert.ok(s.enforced.includes('/spec/network/matchProtocols/0'));
     for (const p of [
-      '/spec/network/matchProtocols/0',
       '/spec/capabilities/matchCapabilities/0',
       '/spec/syscalls/matchSyscalls/0',
       '/spec/presets/0',
@@ -280,7 +291,7 @@ describe('lint findings from the table', () => {
     '  network:',
     '    matchProtocols:',
     '      - protocol: sctp',
-    '      - protocol: tcp',
+    '      - {protocol: tcp, fromSource: [{path: /usr/bin/curl}]}',
     '  file:',
     '    matchPaths:',
     '      - path: /etc/x',
@@ -298,7 +309,7 @@ describe('lint findings from the table', () => {
     const d = lintTexts([{ file: 'p.yaml', text }]).diagnostics.find((x) => x.code === 'RT3018');
     assert.match(
       d?.message ?? '',
-      /not enforced on fanotify \(protocol tcp: fanotify has no network hook\); enforced on bpf-lsm, apparmor/,
+      /not enforced on fanotify \(fromSource on a network rule: the cgroup network programs do not see the acting executable; the rule never matches\); enforced on bpf-lsm, apparmor/,
     );
   });
 

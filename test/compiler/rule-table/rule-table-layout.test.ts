@@ -9,6 +9,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   ACTION_CODES,
+  ALLOW_ADDRESS_BIT,
+  IP_PROTOCOL_NUMBERS,
   CLASS_CODES,
   FNV_OFFSET,
   FNV_PRIME,
@@ -77,7 +79,7 @@ function probeExpressions(): [string, string][] {
   }
   for (const c of ['PROCESS', 'FILE', 'NETWORK', 'CAPABILITIES']) add(`class.${c}`, `RT_CLASS_${c}`);
   for (const a of ['ALLOW', 'AUDIT', 'BLOCK']) add(`action.${a}`, `RT_ACTION_${a}`);
-  for (const m of ['PATH', 'EXECNAME', 'DIRECTORY', 'PATTERN', 'PROTOCOL', 'CAPABILITY'])
+  for (const m of ['PATH', 'EXECNAME', 'DIRECTORY', 'PATTERN', 'PROTOCOL', 'CAPABILITY', 'ADDRESS'])
     add(`matcher.${m}`, `RT_MATCH_${m}`);
   for (const f of ['RECURSIVE', 'READONLY', 'OWNERONLY', 'PTS', 'ARGS']) add(`flag.${f}`, `RT_FLAG_${f}`);
   for (const l of ['EQUALS', 'IN', 'NOT_IN']) add(`label.op.${l}`, `RT_LABEL_${l}`);
@@ -92,8 +94,13 @@ function probeExpressions(): [string, string][] {
     'CAPABILITY',
     'ALLOW_SOURCE_PATH',
     'ALLOW_SOURCE_DIR',
+    'ADDRESS',
+    'ALLOW_ADDRESS_SOURCE_PATH',
+    'ALLOW_ADDRESS_SOURCE_DIR',
   ])
     add(`node.kind.${n}`, `RT_NODE_${n}`);
+  add('allowAddressBit', 'RT_ALLOW_ADDRESS_BIT');
+  for (const p of ['ICMP', 'TCP', 'UDP', 'ICMPV6', 'SCTP']) add(`ipproto.${p}`, `RT_IPPROTO_${p}`);
   add('version.major', 'RT_TABLE_VERSION_MAJOR');
   add('version.minor', 'RT_TABLE_VERSION_MINOR');
   add('minBuckets', 'RT_TABLE_MIN_BUCKETS');
@@ -226,8 +233,14 @@ describe('rule table layout: the C header and the TypeScript constants agree', f
       capability: 'CAPABILITY',
       allowSourcePath: 'ALLOW_SOURCE_PATH',
       allowSourceDirectory: 'ALLOW_SOURCE_DIR',
+      address: 'ADDRESS',
+      allowAddressSourcePath: 'ALLOW_ADDRESS_SOURCE_PATH',
+      allowAddressSourceDirectory: 'ALLOW_ADDRESS_SOURCE_DIR',
     };
     for (const [name, kind] of Object.entries(NodeKind))
       assert.equal(num(`node.kind.${nodeNames[name]}`), kind, `node kind ${name}`);
+    assert.equal(num('allowAddressBit'), ALLOW_ADDRESS_BIT);
+    for (const [name, n] of Object.entries(IP_PROTOCOL_NUMBERS))
+      assert.equal(num(`ipproto.${name.toUpperCase()}`), n, `IP protocol ${name}`);
   });
 });

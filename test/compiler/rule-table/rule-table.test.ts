@@ -86,7 +86,7 @@ describe('rule table', () => {
     const bytes = buildRuleTable(sample);
     assert.deepEqual([...bytes.subarray(0, 8)], [...encoder.encode('RTRULES'), 0]);
     const v = new DataView(bytes.buffer, bytes.byteOffset);
-    assert.equal(v.getUint16(8, true), 1);
+    assert.equal(v.getUint16(8, true), 2);
     assert.equal(v.getUint16(10, true), 0);
     assert.equal(v.getUint32(12, true), 128);
     assert.equal(v.getUint32(16, true), bytes.length);
@@ -182,8 +182,8 @@ describe('rule table', () => {
     { name: 'bad magic', mutate: (b) => (b.set([0x58], 0), b), error: /bad magic/ },
     {
       name: 'other major version',
-      mutate: (b) => (new DataView(b.buffer).setUint16(8, 2, true), b),
-      error: /unsupported rule table version 2/,
+      mutate: (b) => (new DataView(b.buffer).setUint16(8, 3, true), b),
+      error: /unsupported rule table version 3/,
     },
     { name: 'truncated', mutate: (b) => b.slice(0, b.length - 8), error: /file_size/ },
     {
@@ -245,7 +245,7 @@ describe('rule table', () => {
       size: number;
       policies: unknown[];
     };
-    assert.equal(manifest.version, '1.0');
+    assert.equal(manifest.version, '2.0');
     assert.equal(manifest.policies.length, 2);
     assert.equal(manifest.size, (out.artifacts[0]?.content as Uint8Array).length);
   });

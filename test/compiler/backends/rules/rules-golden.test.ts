@@ -38,7 +38,18 @@ function resourcesNear(m: Matcher): string[] {
       return [m.protocol, 'udp', 'icmp'];
     case 'capability':
       return [m.capability, 'sys_admin'];
+    case 'address':
+      return [m.protocol === '' ? 'tcp' : m.protocol, 'udp'];
   }
+}
+
+/** Destinations of connects near an address rule: its network, one outside it; none for other rules. */
+function destinationsNear(m: Matcher): ({ address: string; port: number } | undefined)[] {
+  if (m.kind !== 'address') return [undefined];
+  const network = m.cidr.slice(0, m.cidr.indexOf('/'));
+  const outside = m.cidr.includes(':') ? '2001:db8::1' : '192.0.2.1';
+  const ports = [...m.ports.slice(0, 1), 9];
+  return [undefined, ...[network, outside].flatMap((address) => ports.map((port) => ({ address, port })))];
 }
 
 describe('rules backend: golden tables and the walk on the corpus', () => {
@@ -78,25 +89,33 @@ describe('rules backend: golden tables and the walk on the corpus', () => {
               '/bin/sh',
             ];
             for (const resource of resourcesNear(rule.matcher)) {
-              for (const actor of actors) {
-                for (const write of [false, true]) {
-                  for (const owner of [false, true]) {
-                    const op: OperationRequest = { operation: rule.operation, resource, write, owner };
-                    if (rule.operation === Operation.Process) op.parentExecutable = actor;
-                    else op.executable = actor;
-                    for (const postures of [
-                      {},
-                      { file: 'block', network: 'block', capabilities: 'block' },
-                    ] as const) {
-                      const expected = decideOperation(ruleSet, workload, op, postures);
-                      delete expected.leastPermissiveBy;
-                      assert.deepEqual(
-                        read.table.decide(set, op, postures),
-                        expected,
-                        JSON.stringify({ op, policy: policy.name }),
-                      );
-                      checked++;
-                      if (expected.basis === 'rule') decidedByRule++;
+              for (const destination of destinationsNear(rule.matcher)) {
+                for (const actor of actors) {
+                  for (const write of [false, true]) {
+                    for (const owner of [false, true]) {
+                      const op: OperationRequest = {
+                        operation: rule.operation,
+                        resource,
+                        write,
+                        owner,
+                        ...destination,
+                      };
+                      if (rule.operation === Operation.Process) op.parentExecutable = actor;
+                      else op.executable = actor;
+                      for (const postures of [
+                        {},
+                        { file: 'block', network: 'block', capabilities: 'block' },
+                      ] as const) {
+                        const expected = decideOperation(ruleSet, workload, op, postures);
+                        delete expected.leastPermissiveBy;
+                        assert.deepEqual(
+                          read.table.decide(set, op, postures),
+                          expected,
+                          JSON.stringify({ op, policy: policy.name }),
+                        );
+                        checked++;
+                        if (expected.basis === 'rule') decidedByRule++;
+                      }
                     }
                   }
                 }

@@ -1,0 +1,67 @@
+// Several data planes behind one DataPlane: the fanotify plane (processes and files) with the cgroup network
+// plane (sockets, connects, sends). Every call goes to every plane; events are merged as they come; the first
+// plane names the alerts (events of the others carry their own `enforcer`).
+import type { DataPlane, DataPlaneEvent, DataPlaneStats, EnforcementState } from '../data-plane.js';
+
+export class CompositePlane implements DataPlane {
+  readonly name: string;
+  readonly auditName: string;
+
+  constructor(private readonly planes: readonly [DataPlane, ...DataPlane[]]) {
+    this.name = planes[0].name;
+    this.auditName = planes[0].auditName;
+  }
+
+  async start(): Promise<void> {
+    for (const p of this.planes) await p.start();
+  }
+
+  async apply(state: EnforcementState): Promise<void> {
+    for (const p of this.planes) await p.apply(state);
+  }
+
+  /** The first plane's generation; the workloads every plane enforces. */
+  async enforced(): Promise<{ generation: number; workloads: string[] }> {
+    const all = await Promise.all(this.planes.map((p) => p.enforced()));
+    const first = all[0] ?? { generation: 0, workloads: [] };
+    const workloads = first.workloads.filter((w) => all.every((e) => e.workloads.includes(w)));
+    return { generation: Math.min(...all.map((e) => e.generation)), workloads };
+  }
+
+  async *events(): AsyncIterable<DataPlaneEvent> {
+    const iterators = this.planes.map((p) => p.events()[Symbol.asyncIterator]());
+    const next = iterators.map((it, i) => it.next().then((r) => ({ r, i })));
+    let open = iterators.length;
+    const done = new Set<number>();
+    while (open > 0) {
+      const { r, i } = await Promise.race(next.filter((_, k) => !done.has(k)));
+      if (r.done === true) {
+        done.add(i);
+        open--;
+        continue;
+      }
+      next[i] = (iterators[i] as AsyncIterator<DataPlaneEvent>).next().then((x) => ({ r: x, i }));
+      yield r.value;
+    }
+  }
+
+  /** Sequence numbers are the first plane's (the others do not buffer across restarts). */
+  acknowledge(seq: number): void {
+    this.planes[0].acknowledge?.(seq);
+  }
+
+  async stats(): Promise<DataPlaneStats> {
+    const all = await Promise.all(this.planes.map((p) => p.stats()));
+    return {
+      decisions: all.reduce((n, s) => n + s.decisions, 0),
+      cacheHits: all.reduce((n, s) => n + s.cacheHits, 0),
+      reported: all.reduce((n, s) => n + s.reported, 0),
+      dropped: all.reduce((n, s) => n + s.dropped, 0),
+      workloads: all[0]?.workloads ?? 0,
+    };
+  }
+
+  async stop(options: { keepEnforcing: boolean }): Promise<void> {
+    for (const p of this.planes) await p.stop(options);
+  }
+}

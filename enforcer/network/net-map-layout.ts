@@ -1,0 +1,163 @@
+// The byte layout of the cgroup network plane's maps (enforcer/network/rtctl-net-maps.h): the same numbers
+// as the C header, which test/enforcer/network/net-map-layout.test.ts compiles and compares. Encoders give
+// the hex strings the loader writes with `update <map> <key> <value>`.
+
+export const NetLimit = {
+  workloads: 4096,
+  prefixes: 16,
+  candidates: 4,
+  ports: 8,
+} as const;
+
+/** Socket names of this plane (the `resource` of its Network operations). */
+export const NetProto = { tcp: 1, udp: 2, icmp: 3, raw: 4, never: 255 } as const;
+export const NET_PROTO_NAMES = ['tcp', 'udp', 'icmp', 'raw'] as const;
+export type NetProtoName = (typeof NET_PROTO_NAMES)[number];
+export const NET_PROTO_BY_CODE: Readonly<Record<number, NetProtoName>> = {
+  1: 'tcp',
+  2: 'udp',
+  3: 'icmp',
+  4: 'raw',
+};
+
+export const NetOp = { socket: 0, connect: 1, sendmsg: 2 } as const;
+export const NetKind = { none: 0, rule: 1, posture: 2 } as const;
+
+/** Sizes of the map records. */
+export const NetSize = {
+  workload: 44,
+  protoKey: 8,
+  verdict: 8,
+  addrKey: 24,
+  candidate: 24,
+  addrValue: 100,
+  event: 72,
+} as const;
+
+function hex(bytes: Uint8Array): string {
+  return Buffer.from(bytes).toString('hex');
+}
+
+/** Key of rtn_workloads: the cgroup id (u64). */
+export function encodeWorkloadKey(cgroupId: bigint): string {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64LE(cgroupId);
+  return hex(b);
+}
+
+/** struct rtn_workload. */
+export function encodeWorkload(w: {
+  wid: number;
+  generation: number;
+  prefix4: number[];
+  prefix6: number[];
+}): string {
+  const b = Buffer.alloc(NetSize.workload);
+  b.writeUInt32LE(w.wid, 0);
+  b.writeUInt32LE(w.generation >>> 0, 4);
+  b.writeUInt8(w.prefix4.length, 8);
+  b.writeUInt8(w.prefix6.length, 9);
+  w.prefix4.forEach((p, i) => b.writeUInt8(p, 12 + i));
+  w.prefix6.forEach((p, i) => b.writeUInt8(p, 28 + i));
+  return hex(b);
+}
+
+/** struct rtn_proto_key. */
+export function encodeProtoKey(wid: number, proto: number, op: number): string {
+  const b = Buffer.alloc(NetSize.protoKey);
+  b.writeUInt32LE(wid, 0);
+  b.writeUInt8(proto, 4);
+  b.writeUInt8(op, 5);
+  return hex(b);
+}
+
+/** A precomputed verdict: the deciding rule (-1: the posture), its action and kind. */
+export interface NetVerdict {
+  rule: number;
+  action: number;
+  kind: number;
+}
+
+/** struct rtn_verdict. */
+export function encodeVerdict(v: NetVerdict): string {
+  const b = Buffer.alloc(NetSize.verdict);
+  b.writeInt32LE(v.rule, 0);
+  b.writeUInt8(v.action, 4);
+  b.writeUInt8(v.kind, 5);
+  return hex(b);
+}
+
+/** struct rtn_addr_key. */
+export function encodeAddrKey(wid: number, family: 4 | 6, prefix: number, network: Uint8Array): string {
+  const b = Buffer.alloc(NetSize.addrKey);
+  b.writeUInt32LE(wid, 0);
+  b.writeUInt8(family, 4);
+  b.writeUInt8(prefix, 5);
+  Buffer.from(network).copy(b, 8);
+  return hex(b);
+}
+
+/** One address rule of a block: struct rtn_candidate. */
+export interface NetCandidate {
+  rule: number;
+  action: number;
+  proto: number;
+  ports: number[];
+}
+
+/** struct rtn_addr_value. */
+export function encodeAddrValue(candidates: readonly NetCandidate[]): string {
+  const b = Buffer.alloc(NetSize.addrValue);
+  b.writeUInt32LE(candidates.length, 0);
+  candidates.forEach((c, i) => {
+    const at = 4 + i * NetSize.candidate;
+    b.writeInt32LE(c.rule, at);
+    b.writeUInt8(c.action, at + 4);
+    b.writeUInt8(c.proto, at + 5);
+    b.writeUInt8(c.ports.length, at + 6);
+    c.ports.forEach((p, j) => b.writeUInt16LE(p, at + 8 + 2 * j));
+  });
+  return hex(b);
+}
+
+/** struct rtn_event, decoded. */
+export interface NetEvent {
+  cgroup: bigint;
+  wid: number;
+  rule: number;
+  generation: number;
+  pid: number;
+  tgid: number;
+  uid: number;
+  action: number;
+  kind: number;
+  op: number;
+  family: number;
+  proto: number;
+  port: number;
+  addr: Uint8Array;
+  comm: string;
+}
+
+/** Decodes an event line's bytes. */
+export function decodeEvent(b: Buffer): NetEvent {
+  const comm = b.subarray(56, 72);
+  const end = comm.indexOf(0);
+  return {
+    cgroup: b.readBigUInt64LE(0),
+    wid: b.readUInt32LE(8),
+    rule: b.readInt32LE(12),
+    generation: b.readUInt32LE(16),
+    pid: b.readUInt32LE(20),
+    tgid: b.readUInt32LE(24),
+    uid: b.readUInt32LE(28),
+    action: b.readUInt8(32),
+    kind: b.readUInt8(33),
+    op: b.readUInt8(34),
+    family: b.readUInt8(35),
+    proto: b.readUInt8(36),
+    port: b.readUInt16LE(38),
+    addr: Uint8Array.from(b.subarray(40, 56)),
+    comm: comm.subarray(0, end === -1 ? 16 : end).toString('utf8'),
+  };
+}

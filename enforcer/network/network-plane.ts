@@ -1,0 +1,318 @@
+// The cgroup network data plane: drives the loader (rtctl-net-loader.c) over text lines on its stdin and
+// stdout. The loader pins the programs and maps, so enforcement and the attachments (legacy cgroup attach,
+// BPF_F_ALLOW_OVERRIDE) outlive this process; a new instance finds the pinned state and resumes. Each apply()
+// writes the new state under fresh workload ids (two id halves, by generation), then points each workload's
+// cgroup at its new id in one map update, then deletes the old entries: a workload is decided wholly by the
+// old or wholly by the new state. Block returns EPERM to the caller (the cgroup hooks cannot choose).
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Action, Operation } from '../../compiler/ir/rule-set.js';
+import { formatIpAddress } from '../../compiler/net/cidr.js';
+import { loadRuleTableImage } from '../../compiler/rule-table/read-rule-table.js';
+import {
+  DecisionKind,
+  type DataPlane,
+  type DataPlaneEvent,
+  type DataPlaneStats,
+  type EnforcementState,
+  type WorkloadAnchor,
+} from '../data-plane.js';
+import { encodeNetWorkload, type NetMapEntry } from './encode-net-state.js';
+import {
+  NET_PROTO_BY_CODE,
+  NetKind,
+  NetLimit,
+  NetOp,
+  decodeEvent,
+  encodeWorkload,
+  encodeWorkloadKey,
+} from './net-map-layout.js';
+
+/** The alert `Enforcer` of this plane. */
+export const NETWORK_ENFORCER = 'CgroupBPF';
+/** errno of a denial: the cgroup hooks return EPERM. */
+export const NETWORK_DENY_ERRNO = 1;
+
+export interface NetworkPlaneOptions {
+  loaderPath: string;
+  objectPath: string;
+  /** Pin directory on a bpffs mount (production: /sys/fs/bpf/rtctl-net). */
+  pinDir: string;
+  /** Where the plane records what it enforces, for a restarted enforcer (a regular directory). */
+  stateDir: string;
+  /**
+   * The cgroup v2 directory host policies attach to (production: the root of the cgroup2 mount). Absent: host
+   * workloads are not enforced by this plane (`skippedHost` says so).
+   */
+  hostCgroup?: string;
+  /** The cgroup v2 mount point (found from /proc/self/mountinfo when absent). */
+  cgroupRoot?: string;
+}
+
+/** The cgroup v2 mount point of this process's mount namespace. */
+export function findCgroup2Mount(): string {
+  for (const line of readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
+    const [left, right] = line.split(' - ');
+    if (right?.startsWith('cgroup2 ')) return left?.split(' ')[4] ?? '';
+  }
+  throw new Error('no cgroup2 file system is mounted: the network plane attaches to cgroup v2');
+}
+
+/** The cgroup v2 path of a process (`0::/path` of /proc/<pid>/cgroup). */
+export function readCgroup2Path(pid: number): string {
+  const line = readFileSync(`/proc/${pid}/cgroup`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('0::'));
+  if (line === undefined) throw new Error(`process ${pid} is in no cgroup v2`);
+  return line.slice(3);
+}
+
+interface Pending {
+  resolve: (line: string) => void;
+  reject: (error: Error) => void;
+}
+
+interface Recorded {
+  generation: number;
+  /** workload key → cgroup directory and id. */
+  workloads: Record<string, { dir: string; id: string; wid: number }>;
+  entries: NetMapEntry[];
+}
+
+export class NetworkPlane implements DataPlane {
+  readonly name = NETWORK_ENFORCER;
+  readonly auditName = NETWORK_ENFORCER;
+  private loader: ChildProcessWithoutNullStreams | undefined;
+  private readonly pending: Pending[] = [];
+  private readonly queue: DataPlaneEvent[] = [];
+  private wake: (() => void) | undefined;
+  private closed = false;
+  private state: Recorded = { generation: 0, workloads: {}, entries: [] };
+  private table: ReturnType<typeof loadRuleTableImage> | undefined;
+  private byWid = new Map<number, { key: string; host: boolean }>();
+  private stderr = '';
+  resumed = false;
+
+  constructor(private readonly options: NetworkPlaneOptions) {}
+
+  private get recordPath(): string {
+    return join(this.options.stateDir, 'network-plane.json');
+  }
+
+  async start(): Promise<void> {
+    const child = spawn(this.options.loaderPath, [this.options.objectPath, this.options.pinDir], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.loader = child;
+    child.stderr.on('data', (d: Buffer) => (this.stderr = (this.stderr + d.toString()).slice(-4000)));
+    const ready = new Promise<string>((resolve, reject) => {
+      this.pending.push({ resolve, reject });
+    });
+    createInterface({ input: child.stdout }).on('line', (line) => this.onLine(line));
+    child.on('exit', (code) => {
+      this.closed = true;
+      for (const p of this.pending.splice(0))
+        p.reject(new Error(`network loader exited (${code}): ${this.stderr.trim()}`));
+      this.wake?.();
+    });
+    const first = await ready;
+    if (!first.startsWith('ready ')) throw new Error(`network loader: ${first}`);
+    this.resumed = first === 'ready 1';
+    if (this.resumed && existsSync(this.recordPath)) {
+      this.state = JSON.parse(readFileSync(this.recordPath, 'utf8')) as Recorded;
+    }
+  }
+
+  private onLine(line: string): void {
+    if (line.startsWith('event ')) {
+      this.onEvent(Buffer.from(line.slice(6), 'hex'));
+      return;
+    }
+    const p = this.pending.shift();
+    if (p === undefined) return;
+    if (line.startsWith('error')) p.reject(new Error(`network loader: ${line.slice(6)}`));
+    else p.resolve(line);
+  }
+
+  /** Sends one request; resolves with the reply line (`ok ...`). */
+  request(line: string): Promise<string> {
+    const loader = this.loader;
+    if (loader === undefined || this.closed)
+      return Promise.reject(new Error('network loader is not running'));
+    return new Promise((resolve, reject) => {
+      this.pending.push({ resolve, reject });
+      loader.stdin.write(`${line}\n`);
+    });
+  }
+
+  /** Host workloads left out of the last apply() because no host cgroup is configured. */
+  skippedHost = 0;
+
+  private cgroupDir(anchor: WorkloadAnchor): string {
+    if (anchor.host) return this.options.hostCgroup ?? '';
+    const root = this.options.cgroupRoot ?? findCgroup2Mount();
+    const path = anchor.cgroupPath !== '' ? anchor.cgroupPath : readCgroup2Path(anchor.pid);
+    return join(root, path);
+  }
+
+  async apply(state: EnforcementState): Promise<void> {
+    const loaded = loadRuleTableImage(state.table.bytes);
+    if (!loaded.ok) throw new Error(`network plane: ${loaded.error}`);
+    const half = (state.generation % 2) * (NetLimit.workloads / 2);
+    if (state.workloads.length > NetLimit.workloads / 2)
+      throw new Error(`network plane: more than ${NetLimit.workloads / 2} workloads`);
+    const next: Recorded = { generation: state.generation, workloads: {}, entries: [] };
+    const byWid = new Map<number, { key: string; host: boolean }>();
+    const switches: [string, string][] = [];
+    const workloads = state.workloads.filter((w) => !w.anchor.host || this.options.hostCgroup !== undefined);
+    this.skippedHost = state.workloads.length - workloads.length;
+    workloads.forEach((w, i) => {
+      const wid = half + i;
+      const dir = this.cgroupDir(w.anchor);
+      const id = statSync(dir, { bigint: true }).ino;
+      const encoded = encodeNetWorkload(loaded.table, loaded.image.records, w, wid);
+      next.entries.push(...encoded.entries);
+      next.workloads[w.anchor.key] = { dir, id: id.toString(), wid };
+      byWid.set(wid, { key: w.anchor.key, host: w.anchor.host });
+      switches.push([
+        encodeWorkloadKey(id),
+        encodeWorkload({
+          wid,
+          generation: state.generation,
+          prefix4: encoded.prefix4,
+          prefix6: encoded.prefix6,
+        }),
+      ]);
+    });
+    for (const [map, key, value] of next.entries) await this.request(`update ${map} ${key} ${value}`);
+    for (const [key, value] of switches) await this.request(`update rtn_workloads ${key} ${value}`);
+    const attached = new Set(Object.values(this.state.workloads).map((w) => w.dir));
+    for (const w of Object.values(next.workloads))
+      if (!attached.has(w.dir)) await this.request(`attach ${w.dir}`);
+    const keep = new Set(Object.values(next.workloads).map((w) => w.dir));
+    for (const w of Object.values(this.state.workloads)) {
+      if (keep.has(w.dir)) continue;
+      await this.request(`delete rtn_workloads ${encodeWorkloadKey(BigInt(w.id))}`);
+      if (existsSync(w.dir)) await this.request(`detach ${w.dir}`);
+    }
+    const fresh = new Set(next.entries.map(([m, k]) => `${m} ${k}`));
+    for (const [map, key] of this.state.entries)
+      if (!fresh.has(`${map} ${key}`)) await this.request(`delete ${map} ${key}`);
+    this.state = next;
+    this.table = loaded;
+    this.byWid = byWid;
+    writeFileSync(this.recordPath, JSON.stringify(next));
+  }
+
+  enforced(): Promise<{ generation: number; workloads: string[] }> {
+    return Promise.resolve({
+      generation: this.state.generation,
+      workloads: Object.keys(this.state.workloads),
+    });
+  }
+
+  private onEvent(bytes: Buffer): void {
+    const e = decodeEvent(bytes);
+    const w = this.byWid.get(e.wid);
+    const loaded = this.table;
+    const rule = e.rule >= 0 && loaded?.ok === true ? loaded.image.records.rules[e.rule] : undefined;
+    const policy =
+      rule === undefined || loaded?.ok !== true ? undefined : loaded.image.records.policies[rule.policy];
+    const proto = NET_PROTO_BY_CODE[e.proto] ?? 'unknown';
+    const address =
+      e.family === 4
+        ? formatIpAddress({ family: 4, bytes: e.addr.subarray(0, 4) })
+        : formatIpAddress({ family: 6, bytes: e.addr });
+    const syscall =
+      e.op === NetOp.socket ? 'SYS_SOCKET' : e.op === NetOp.connect ? 'SYS_CONNECT' : 'SYS_SENDMSG';
+    const resource =
+      e.op === NetOp.socket ? `protocol=${proto}` : `${e.family === 6 ? `[${address}]` : address}:${e.port}`;
+    const args =
+      e.op === NetOp.socket
+        ? `family=AF_INET${e.family === 6 ? '6' : ''} protocol=${proto}`
+        : `family=AF_INET${e.family === 6 ? '6' : ''} protocol=${proto} address=${address} port=${e.port}`;
+    const exe = (pid: number): string => {
+      try {
+        return readlinkSync(`/proc/${pid}/exe`);
+      } catch {
+        return e.comm;
+      }
+    };
+    const block = e.action === 2;
+    this.queue.push({
+      workload: w?.key ?? `unknown-${e.wid}`,
+      timeNs: BigInt(Date.now()) * 1_000_000n,
+      operation: Operation.Network,
+      kind:
+        e.kind === NetKind.posture ? DecisionKind.Posture : block ? DecisionKind.Block : DecisionKind.Audit,
+      action: block ? Action.Block : Action.Audit,
+      errno: block ? NETWORK_DENY_ERRNO : 0,
+      generation: e.generation,
+      ruleIndex: e.rule,
+      policyName: e.kind === NetKind.posture ? 'DefaultPosture' : (policy?.name ?? ''),
+      severity: e.kind === NetKind.posture ? 0 : (rule?.severity ?? 0),
+      tags: rule?.tags ?? [],
+      message: rule?.message ?? '',
+      hostPid: e.tgid,
+      hostPpid: 0,
+      pid: e.tgid,
+      ppid: 0,
+      uid: e.uid,
+      processName: exe(e.tgid),
+      parentProcessName: '',
+      resource,
+      syscall,
+      syscallArgs: args,
+      cgroup: '',
+      enforcer: NETWORK_ENFORCER,
+    });
+    this.wake?.();
+  }
+
+  async *events(): AsyncIterable<DataPlaneEvent> {
+    for (;;) {
+      const e = this.queue.shift();
+      if (e !== undefined) {
+        yield e;
+        continue;
+      }
+      if (this.closed) return;
+      await new Promise<void>((resolve) => (this.wake = resolve));
+      this.wake = undefined;
+    }
+  }
+
+  async stats(): Promise<DataPlaneStats> {
+    const [, decisions, reported, dropped] = (await this.request('stats')).split(' ').map(Number);
+    return {
+      decisions: decisions ?? 0,
+      cacheHits: 0,
+      reported: reported ?? 0,
+      dropped: dropped ?? 0,
+      workloads: Object.keys(this.state.workloads).length,
+    };
+  }
+
+  /** How many programs of each hook are attached directly to a cgroup directory. */
+  async query(dir: string): Promise<number[]> {
+    return (await this.request(`query ${dir}`)).split(' ').slice(1).map(Number);
+  }
+
+  async stop(options: { keepEnforcing: boolean }): Promise<void> {
+    if (!options.keepEnforcing && !this.closed) {
+      for (const w of Object.values(this.state.workloads))
+        if (existsSync(w.dir)) await this.request(`detach ${w.dir}`);
+      await this.request('unpin');
+      this.state = { generation: 0, workloads: {}, entries: [] };
+      writeFileSync(this.recordPath, JSON.stringify(this.state));
+    }
+    const loader = this.loader;
+    if (loader !== undefined && !this.closed) {
+      const exited = new Promise<void>((resolve) => loader.once('exit', () => resolve()));
+      loader.stdin.end();
+      await exited;
+    }
+  }
+}

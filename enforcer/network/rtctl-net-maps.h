@@ -1,0 +1,108 @@
+/* Maps shared by the cgroup network programs (rtctl-net.bpf.c), their loader (rtctl-net-loader.c) and the
+ * TypeScript encoder (net-map-layout.ts, which holds the same numbers; test/enforcer/network/ checks them).
+ * The control plane decides everything that depends only on the workload and the protocol in advance
+ * (socket creation, and connects no address rule matches); the programs look up address rules by prefix. */
+#ifndef RTCTL_NET_MAPS_H
+#define RTCTL_NET_MAPS_H
+
+#define RTN_MAX_WORKLOADS 4096
+#define RTN_MAX_PREFIXES 16
+#define RTN_MAX_CANDIDATES 4
+#define RTN_MAX_PORTS 8
+#define RTN_MAX_ANCESTORS 16
+
+/* Socket names (the `resource` of a Network operation on this plane). */
+#define RTN_PROTO_TCP 1
+#define RTN_PROTO_UDP 2
+#define RTN_PROTO_ICMP 3
+#define RTN_PROTO_RAW 4
+/* An address rule's protocol that no socket of this plane is named by (sctp, icmpv6). */
+#define RTN_PROTO_NEVER 255
+
+/* Operations. */
+#define RTN_OP_SOCKET 0
+#define RTN_OP_CONNECT 1
+#define RTN_OP_SENDMSG 2
+
+/* Verdict kinds. */
+#define RTN_KIND_NONE 0
+#define RTN_KIND_RULE 1
+#define RTN_KIND_POSTURE 2
+
+/* Actions (as in the rule table). */
+#define RTN_ACTION_ALLOW 0
+#define RTN_ACTION_AUDIT 1
+#define RTN_ACTION_BLOCK 2
+
+struct rtn_workload {
+	__u32 wid;
+	__u32 generation;
+	__u8 nprefix4;
+	__u8 nprefix6;
+	__u8 pad[2];
+	__u8 prefix4[RTN_MAX_PREFIXES]; /* distinct prefix lengths of the workload's IPv4 address rules, longest first */
+	__u8 prefix6[RTN_MAX_PREFIXES];
+};
+
+struct rtn_proto_key {
+	__u32 wid;
+	__u8 proto; /* RTN_PROTO_* */
+	__u8 op;    /* RTN_OP_SOCKET, or RTN_OP_CONNECT for a connect or send no address rule matches */
+	__u16 pad;
+};
+
+struct rtn_verdict {
+	__s32 rule; /* rule index in the table, -1 for the posture */
+	__u8 action;
+	__u8 kind;
+	__u16 pad;
+};
+
+struct rtn_addr_key {
+	__u32 wid;
+	__u8 family; /* 4 or 6 */
+	__u8 prefix;
+	__u16 pad;
+	__u8 addr[16]; /* network address, host bits cleared; IPv4 in the first 4 bytes */
+};
+
+struct rtn_candidate {
+	__s32 rule;
+	__u8 action;
+	__u8 proto; /* 0 any, RTN_PROTO_*, RTN_PROTO_NEVER */
+	__u8 nports;
+	__u8 pad;
+	__u16 ports[RTN_MAX_PORTS];
+};
+
+struct rtn_addr_value {
+	__u32 count;
+	struct rtn_candidate c[RTN_MAX_CANDIDATES];
+};
+
+struct rtn_event {
+	__u64 cgroup;
+	__u32 wid;
+	__s32 rule;
+	__u32 generation;
+	__u32 pid;
+	__u32 tgid;
+	__u32 uid;
+	__u8 action;
+	__u8 kind;
+	__u8 op;
+	__u8 family;
+	__u8 proto;
+	__u8 pad;
+	__u16 port;
+	__u8 addr[16];
+	char comm[16];
+};
+
+/* Counters (per CPU): decisions taken, events reported, events dropped (ring buffer full). */
+#define RTN_COUNTER_DECISIONS 0
+#define RTN_COUNTER_REPORTED 1
+#define RTN_COUNTER_DROPPED 2
+#define RTN_COUNTERS 3
+
+#endif

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The cgroup network data plane: cgroup/sock_create decides the creation of sockets by protocol
+ * (matchProtocols), cgroup/connect4/6 and cgroup/sendmsg4/6 decide connects and sends by destination
+ * (matchAddresses, then matchProtocols). Attached with BPF_F_ALLOW_OVERRIDE to each workload's cgroup and to
+ * the host cgroup, so a process runs the programs of its nearest attached cgroup once; the workload is the
+ * deepest registered cgroup the process is in. Same rule table and semantics as the oracle (docs/semantics.md):
+ * what depends only on the workload and protocol is decided by the control plane in advance (rtn_proto),
+ * address rules are looked up per prefix length, longest first. Block returns EPERM to the caller. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "rtctl-net-maps.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define AF_INET 2
+#define AF_INET6 10
+#define AF_PACKET 17
+#define SOCK_STREAM 1
+#define SOCK_DGRAM 2
+#define SOCK_RAW 3
+#define IPPROTO_ICMP 1
+#define IPPROTO_ICMPV6 58
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RTN_MAX_WORKLOADS);
+	__type(key, __u64);
+	__type(value, struct rtn_workload);
+} rtn_workloads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RTN_MAX_WORKLOADS * 8);
+	__type(key, struct rtn_proto_key);
+	__type(value, struct rtn_verdict);
+} rtn_proto SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct rtn_addr_key);
+	__type(value, struct rtn_addr_value);
+} rtn_addr SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} rtn_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RTN_COUNTERS);
+	__type(key, __u32);
+	__type(value, __u64);
+} rtn_counters SEC(".maps");
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *c = bpf_map_lookup_elem(&rtn_counters, &which);
+	if (c)
+		*c += 1;
+}
+
+/* The workload of the current process: the deepest registered cgroup among its ancestors. */
+static __always_inline struct rtn_workload *current_workload(__u64 *cgroup)
+{
+	struct rtn_workload *found = 0;
+	for (int level = 0; level < RTN_MAX_ANCESTORS; level++) {
+		__u64 id = bpf_get_current_ancestor_cgroup_id(level);
+		if (!id)
+			break;
+		struct rtn_workload *w = bpf_map_lookup_elem(&rtn_workloads, &id);
+		if (w) {
+			found = w;
+			*cgroup = id;
+		}
+	}
+	return found;
+}
+
+/* The name of a socket: raw sockets (and packet sockets) raw, ping sockets icmp, streams tcp, datagrams udp. */
+static __always_inline __u8 socket_name(__u32 family, __u32 type, __u32 protocol)
+{
+	if (family == AF_PACKET)
+		return RTN_PROTO_RAW;
+	if (family != AF_INET && family != AF_INET6)
+		return 0;
+	type &= 0xf;
+	if (type == SOCK_RAW)
+		return RTN_PROTO_RAW;
+	if (protocol == IPPROTO_ICMP || protocol == IPPROTO_ICMPV6)
+		return RTN_PROTO_ICMP;
+	if (type == SOCK_STREAM)
+		return RTN_PROTO_TCP;
+	if (type == SOCK_DGRAM)
+		return RTN_PROTO_UDP;
+	return 0;
+}
+
+static __always_inline int report(struct rtn_workload *w, __u64 cgroup, __s32 rule, __u8 action, __u8 kind,
+				  __u8 op, __u8 family, __u8 proto, __u16 port, const __u8 *addr)
+{
+	count(RTN_COUNTER_DECISIONS);
+	if (action == RTN_ACTION_ALLOW)
+		return 1;
+	struct rtn_event *e = bpf_ringbuf_reserve(&rtn_events, sizeof(*e), 0);
+	if (!e) {
+		count(RTN_COUNTER_DROPPED);
+	} else {
+		__u64 pid_tgid = bpf_get_current_pid_tgid();
+		e->cgroup = cgroup;
+		e->wid = w->wid;
+		e->rule = rule;
+		e->generation = w->generation;
+		e->pid = (__u32)pid_tgid;
+		e->tgid = pid_tgid >> 32;
+		e->uid = (__u32)bpf_get_current_uid_gid();
+		e->action = action;
+		e->kind = kind;
+		e->op = op;
+		e->family = family;
+		e->proto = proto;
+		e->pad = 0;
+		e->port = port;
+		__builtin_memset(e->addr, 0, sizeof(e->addr));
+		if (addr)
+			__builtin_memcpy(e->addr, addr, 16);
+		bpf_get_current_comm(e->comm, sizeof(e->comm));
+		bpf_ringbuf_submit(e, 0);
+		count(RTN_COUNTER_REPORTED);
+	}
+	return action == RTN_ACTION_BLOCK ? 0 : 1;
+}
+
+SEC("cgroup/sock_create")
+int rtn_sock_create(struct bpf_sock *sk)
+{
+	__u64 cgroup = 0;
+	struct rtn_workload *w = current_workload(&cgroup);
+	if (!w)
+		return 1;
+	__u8 name = socket_name(sk->family, sk->type, sk->protocol);
+	if (!name)
+		return 1;
+	struct rtn_proto_key key = { .wid = w->wid, .proto = name, .op = RTN_OP_SOCKET };
+	struct rtn_verdict *v = bpf_map_lookup_elem(&rtn_proto, &key);
+	if (!v || v->kind == RTN_KIND_NONE) {
+		count(RTN_COUNTER_DECISIONS);
+		return 1;
+	}
+	return report(w, cgroup, v->rule, v->action, v->kind, RTN_OP_SOCKET, sk->family == AF_INET6 ? 6 : 4,
+		      name, 0, 0);
+}
+
+static __always_inline void mask(__u8 *out, const __u8 *in, __u32 bytes, __u32 prefix)
+{
+	for (__u32 i = 0; i < 16; i++) {
+		if (i >= bytes) {
+			out[i] = 0;
+			continue;
+		}
+		__s32 keep = (__s32)prefix - (__s32)(8 * i);
+		if (keep >= 8)
+			out[i] = in[i];
+		else if (keep <= 0)
+			out[i] = 0;
+		else
+			out[i] = in[i] & (__u8)(0xff << (8 - keep));
+	}
+}
+
+static __always_inline int candidate_matches(struct rtn_candidate *c, __u8 name, __u16 port)
+{
+	if (c->proto && c->proto != name)
+		return 0;
+	if (!c->nports)
+		return 1;
+	for (int i = 0; i < RTN_MAX_PORTS; i++)
+		if (i < c->nports && c->ports[i] == port)
+			return 1;
+	return 0;
+}
+
+/* Decides a connect or send to `addr` (family 4: first 4 bytes). Returns 1 to let it proceed, 0 to deny. */
+static __always_inline int decide_address(struct bpf_sock_addr *ctx, __u8 op, __u8 family, __u8 *addr)
+{
+	__u64 cgroup = 0;
+	struct rtn_workload *w = current_workload(&cgroup);
+	if (!w)
+		return 1;
+	__u8 name = socket_name(ctx->family, ctx->type, ctx->protocol);
+	if (!name)
+		return 1;
+	__u16 port = bpf_ntohs((__u16)ctx->user_port);
+	struct rtn_addr_key key = { .wid = w->wid, .family = family };
+	__u8 n = family == 4 ? w->nprefix4 : w->nprefix6;
+	for (int i = 0; i < RTN_MAX_PREFIXES; i++) {
+		if (i >= n)
+			break;
+		__u8 prefix = family == 4 ? w->prefix4[i] : w->prefix6[i];
+		key.prefix = prefix;
+		mask(key.addr, addr, family == 4 ? 4 : 16, prefix);
+		struct rtn_addr_value *v = bpf_map_lookup_elem(&rtn_addr, &key);
+		if (!v)
+			continue;
+		for (int j = 0; j < RTN_MAX_CANDIDATES; j++) {
+			if (j >= v->count)
+				break;
+			struct rtn_candidate *c = &v->c[j];
+			if (candidate_matches(c, name, port))
+				return report(w, cgroup, c->rule, c->action, RTN_KIND_RULE, op, family, name, port,
+					      addr);
+		}
+	}
+	struct rtn_proto_key pk = { .wid = w->wid, .proto = name, .op = RTN_OP_CONNECT };
+	struct rtn_verdict *pv = bpf_map_lookup_elem(&rtn_proto, &pk);
+	if (!pv || pv->kind == RTN_KIND_NONE) {
+		count(RTN_COUNTER_DECISIONS);
+		return 1;
+	}
+	return report(w, cgroup, pv->rule, pv->action, pv->kind, op, family, name, port, addr);
+}
+
+static __always_inline int decide4(struct bpf_sock_addr *ctx, __u8 op)
+{
+	__u8 addr[16] = {};
+	__u32 ip = ctx->user_ip4;
+	__builtin_memcpy(addr, &ip, 4);
+	return decide_address(ctx, op, 4, addr);
+}
+
+static __always_inline int decide6(struct bpf_sock_addr *ctx, __u8 op)
+{
+	__u8 addr[16] = {};
+	__u32 w0 = ctx->user_ip6[0], w1 = ctx->user_ip6[1], w2 = ctx->user_ip6[2], w3 = ctx->user_ip6[3];
+	__builtin_memcpy(addr, &w0, 4);
+	__builtin_memcpy(addr + 4, &w1, 4);
+	__builtin_memcpy(addr + 8, &w2, 4);
+	__builtin_memcpy(addr + 12, &w3, 4);
+	/* An IPv4-mapped destination (::ffff:a.b.c.d) is the IPv4 address it maps. */
+	if (w0 == 0 && w1 == 0 && w2 == bpf_htonl(0xffff)) {
+		__u8 v4[16] = {};
+		__builtin_memcpy(v4, &w3, 4);
+		return decide_address(ctx, op, 4, v4);
+	}
+	return decide_address(ctx, op, 6, addr);
+}
+
+SEC("cgroup/connect4")
+int rtn_connect4(struct bpf_sock_addr *ctx) { return decide4(ctx, RTN_OP_CONNECT); }
+
+SEC("cgroup/connect6")
+int rtn_connect6(struct bpf_sock_addr *ctx) { return decide6(ctx, RTN_OP_CONNECT); }
+
+SEC("cgroup/sendmsg4")
+int rtn_sendmsg4(struct bpf_sock_addr *ctx) { return decide4(ctx, RTN_OP_SENDMSG); }
+
+SEC("cgroup/sendmsg6")
+int rtn_sendmsg6(struct bpf_sock_addr *ctx) { return decide6(ctx, RTN_OP_SENDMSG); }

@@ -1,0 +1,72 @@
+// Test helper: drives net-worker.py, a process that does socket operations on request, in a cgroup and a
+// network namespace the test creates.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createInterface, type Interface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const WORKER = resolve(fileURLToPath(import.meta.url), '../net-worker.py');
+
+/** A worker process in its own network namespace, moved into a cgroup. */
+export class Worker {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly lines: Interface;
+  private readonly waiting: ((line: string) => void)[] = [];
+
+  /** `netns`: run in that named network namespace; absent: in a new one of its own (only `lo`, down). */
+  constructor(cgroupDir: string, netns?: string) {
+    const argv = netns === undefined ? ['unshare', '-n'] : ['ip', 'netns', 'exec', netns];
+    this.child = spawn(argv[0] ?? 'unshare', [...argv.slice(1), 'python3', WORKER], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    writeFileSync(join(cgroupDir, 'cgroup.procs'), String(this.child.pid));
+    this.lines = createInterface({ input: this.child.stdout });
+    this.lines.on('line', (l) => this.waiting.shift()?.(l));
+  }
+
+  get pid(): number {
+    return this.child.pid ?? 0;
+  }
+
+  private next(): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('worker did not answer in 10 s')), 10_000);
+      this.waiting.push((l) => {
+        clearTimeout(timer);
+        resolve(l);
+      });
+    });
+  }
+
+  async ready(): Promise<void> {
+    assert.deepEqual(JSON.parse(await this.next()), { ready: true });
+  }
+
+  /** A metadata token request; the HTTP status and body, or the errno of the connect. */
+  async token(address: string): Promise<{ status?: number; body?: string; error?: number }> {
+    const answer = this.next();
+    this.child.stdin.write(`${JSON.stringify({ op: 'http', address, port: 80, kind: 'tcp' })}\n`);
+    return JSON.parse(await answer) as { status?: number; body?: string; error?: number };
+  }
+
+  async run(req: {
+    kind: string;
+    op?: 'connect' | 'sendmsg';
+    address?: string;
+    port?: number;
+  }): Promise<{ socket: number; send: number | null }> {
+    const family = req.address?.includes(':') === true ? 6 : 4;
+    const answer = this.next();
+    this.child.stdin.write(`${JSON.stringify({ ...req, family })}\n`);
+    return JSON.parse(await answer) as { socket: number; send: number | null };
+  }
+
+  async stop(): Promise<void> {
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.stdin.end();
+    this.child.kill();
+    await exited;
+  }
+}
