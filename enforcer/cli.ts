@@ -238,6 +238,7 @@ async function runEnforcer(flags: EnforcerFlags & { alertOutput?: string[] }): P
         node: config.nodeName,
         plane: planeName,
         target: enforcementTarget,
+        ...(plane.unavailableForms ? { unavailable: plane.unavailableForms } : {}),
         rtctlVersion: RTCTL_VERSION,
         logger,
         minIntervalMs: config.nodeStatus.minIntervalMs,

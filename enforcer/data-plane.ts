@@ -2,6 +2,7 @@
 // plane discovers workloads, builds the node's rule table (compiler/rule-table/) and hands it here; the data plane enforces it in the kernel and reports every Block, Audit and posture decision as a
 // DataPlaneEvent. The control plane turns events into alert records (enforcer/alert-record.ts).
 import type { Action, Operation } from '../compiler/ir/rule-set.js';
+import type { UnavailableForms } from '../compiler/enforcement/summarize-enforcement.js';
 import type { RuleTableImage } from '../compiler/rule-table/rule-table-records.js';
 
 // Postures (every class resolved; Process follows `file`) live in the model: compiler/model/posture.ts.
@@ -128,6 +129,11 @@ export interface DataPlane {
   readonly name: string;
   /** The `Enforcer` value for audit alerts, when it differs (`eBPF Monitor` for BPF-LSM). */
   readonly auditName: string;
+  /**
+   * Rule forms the capability table says this plane enforces but this instance does not (a part of it is off
+   * on this node): the status and the node report show them as not enforced, with the reason.
+   */
+  readonly unavailableForms?: UnavailableForms;
   /** Attaches to the kernel (or to an already running helper that kept enforcing). */
   start(): Promise<void>;
   /**
@@ -150,4 +156,25 @@ export interface DataPlane {
    * TypeScript process); without it, all enforcement is removed.
    */
   stop(options: { keepEnforcing: boolean }): Promise<void>;
+}
+
+/** The same plane, saying that it does not enforce the forms `unavailable` names (besides what it already says). */
+export function withUnavailableForms(plane: DataPlane, unavailable: UnavailableForms): DataPlane {
+  const before = plane.unavailableForms;
+  const wrapped: DataPlane = {
+    name: plane.name,
+    auditName: plane.auditName,
+    unavailableForms: (form, kind) => unavailable(form, kind) ?? before?.(form, kind),
+    start: () => plane.start(),
+    apply: (state) => plane.apply(state),
+    enforced: () => plane.enforced(),
+    events: () => plane.events(),
+    stats: () => plane.stats(),
+    stop: (options) => plane.stop(options),
+  };
+  if (plane.acknowledge) {
+    const ack = plane.acknowledge.bind(plane);
+    wrapped.acknowledge = (seq) => ack(seq);
+  }
+  return wrapped;
 }

@@ -2,7 +2,7 @@
 // `auto` takes the first whose trial (rtctl probe) passes.
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { DataPlane } from './data-plane.js';
+import { withUnavailableForms, type DataPlane } from './data-plane.js';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { BpfLsmPlane } from './bpf/bpf-lsm-plane.js';
@@ -70,13 +70,21 @@ const fanotify: DataPlaneFactory = {
  * RTCTL_NETWORK_HOST_CGROUP (the cgroup v2 root in production). Unconfigured, network rules are not enforced
  * on this node, and the enforcer says so at start.
  */
+/** Why network rules are not enforced on a node whose cgroup network plane is off (status and node report). */
+export const NETWORK_PLANE_OFF =
+  'the cgroup network plane is off on this node (RTCTL_NETWORK_PIN_DIR is not set to a bpffs directory)';
+const NETWORK_HOST_OFF =
+  'host network rules need RTCTL_NETWORK_HOST_CGROUP (the cgroup v2 root) on this node, which is not set';
+
 function withNetworkPlane(files: DataPlane, stateDir: string, logger: Logger): DataPlane {
   const pinDir = process.env['RTCTL_NETWORK_PIN_DIR'];
   if (pinDir === undefined || pinDir === '') {
     logger.warn(
       'network rules are not enforced: the cgroup network plane is off (set RTCTL_NETWORK_PIN_DIR to a bpffs directory)',
     );
-    return files;
+    return withUnavailableForms(files, (form) =>
+      form.startsWith('network.') ? NETWORK_PLANE_OFF : undefined,
+    );
   }
   const hostCgroup = process.env['RTCTL_NETWORK_HOST_CGROUP'];
   if (hostCgroup === undefined || hostCgroup === '')
@@ -88,7 +96,11 @@ function withNetworkPlane(files: DataPlane, stateDir: string, logger: Logger): D
     stateDir,
     ...(hostCgroup === undefined || hostCgroup === '' ? {} : { hostCgroup }),
   });
-  return new CompositePlane([files, network]);
+  const composite = new CompositePlane([files, network]);
+  if (hostCgroup !== undefined && hostCgroup !== '') return composite;
+  return withUnavailableForms(composite, (form, kind) =>
+    kind === 'RuntimeHostPolicy' && form.startsWith('network.') ? NETWORK_HOST_OFF : undefined,
+  );
 }
 
 const bpfLsm: DataPlaneFactory = {

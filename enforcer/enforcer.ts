@@ -255,7 +255,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
         alerts: options.hub.count(),
         stats,
         enforcement: (snapshot?.ruleSet.policies ?? []).map((p) =>
-          summarizeEnforcement(p, options.enforcementTarget),
+          summarizeEnforcement(p, options.enforcementTarget, plane.unavailableForms),
         ),
         ...(log ? { alertLog: log.stats() } : {}),
         ...(released ? { released: true } : {}),

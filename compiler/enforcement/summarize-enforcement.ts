@@ -32,11 +32,18 @@ export function weakerLevel(a: EnforcementLevel, b: EnforcementLevel): Enforceme
   return LEVEL_ORDER.indexOf(a) <= LEVEL_ORDER.indexOf(b) ? a : b;
 }
 
+/**
+ * What one running node cannot do although its target's column says "enforced" (a part of the plane that is
+ * off there, such as the cgroup network programs): a reason for the form, or undefined when it is in force.
+ */
+export type UnavailableForms = (form: string, kind: PolicyKind) => string | undefined;
+
 /** What `target` does with a rule of these forms in a policy of this kind. */
 export function assessRule(
   forms: readonly string[],
   target: EnforcementTarget,
   kind: PolicyKind,
+  unavailable?: UnavailableForms,
 ): RuleAssessment {
   if (!isKindCarried(target, kind)) {
     return {
@@ -54,7 +61,9 @@ export function assessRule(
   let level: EnforcementLevel = EnforcementLevel.Enforced;
   const gaps: FormGap[] = [];
   for (const form of forms) {
-    const cell = getEnforcementCell(form, target);
+    const table = getEnforcementCell(form, target);
+    const off = table.level === EnforcementLevel.Enforced ? unavailable?.(form, kind) : undefined;
+    const cell = off === undefined ? table : { level: EnforcementLevel.NotEnforced, reason: off };
     if (cell.level === EnforcementLevel.Enforced) continue;
     level = weakerLevel(level, cell.level);
     gaps.push({
@@ -93,8 +102,15 @@ export interface PolicyEnforcement {
   notEnforced: RuleGap[];
 }
 
-/** What `target` enforces, audits only, and cannot enforce of one policy's rules. */
-export function summarizeEnforcement(policy: PolicyIR, target: EnforcementTarget): PolicyEnforcement {
+/**
+ * What `target` enforces, audits only, and cannot enforce of one policy's rules; on a running node, `unavailable`
+ * names what its plane has off although the table says enforced.
+ */
+export function summarizeEnforcement(
+  policy: PolicyIR,
+  target: EnforcementTarget,
+  unavailable?: UnavailableForms,
+): PolicyEnforcement {
   const summary: PolicyEnforcement = {
     kind: policy.kind,
     namespace: policy.namespace,
@@ -107,7 +123,7 @@ export function summarizeEnforcement(policy: PolicyIR, target: EnforcementTarget
     notEnforced: [],
   };
   for (const entry of listRuleEntries(policy)) {
-    const a = assessRule(entry.forms, target, policy.kind);
+    const a = assessRule(entry.forms, target, policy.kind, unavailable);
     summary.level = weakerLevel(summary.level, a.level);
     if (a.level === EnforcementLevel.Enforced) {
       summary.enforced.push(entry.location.pointer);

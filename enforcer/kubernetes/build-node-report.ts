@@ -3,7 +3,11 @@
 // selects here) and the capability table for the running plane (which rules it cannot enforce). Policies the
 // enforcer refused (lint errors) are listed too, not enforced, with their findings.
 import { Severity } from '../../compiler/diagnostics/diagnostic.js';
-import { summarizeEnforcement, type RuleGap } from '../../compiler/enforcement/summarize-enforcement.js';
+import {
+  summarizeEnforcement,
+  type RuleGap,
+  type UnavailableForms,
+} from '../../compiler/enforcement/summarize-enforcement.js';
 import type { EnforcementTarget } from '../../compiler/enforcement/enforcement-table.js';
 import type { NodePolicyReport, NodeRuleGap } from '../../compiler/model/node-status.js';
 import { POLICY_KIND_CODES } from '../../compiler/rule-table/rule-table-format.js';
@@ -33,6 +37,7 @@ export function buildPolicyReports(
   snapshot: PolicySnapshot,
   state: NodeState,
   target: EnforcementTarget,
+  unavailable?: UnavailableForms,
 ): NodePolicyReport[] {
   const meta: ReadonlyMap<string, PolicyObjectMetadata> = snapshot.policyMetadata ?? new Map();
   const workloads = new Map<string, number>();
@@ -49,7 +54,7 @@ export function buildPolicyReports(
   for (const policy of snapshot.ruleSet.policies) {
     const key = policyObjectKey(policy.kind, policy.namespace, policy.name);
     const m = meta.get(key);
-    const summary = summarizeEnforcement(policy, target);
+    const summary = summarizeEnforcement(policy, target, unavailable);
     out.set(key, {
       kind: policy.kind,
       ...(policy.kind === 'RuntimePolicy' ? { namespace: policy.namespace } : {}),

@@ -2,6 +2,7 @@
 // policy selects here, whether the plane has it in force, the rules the plane cannot enforce) goes to the
 // reporter (bounded writes); when `rtctl uninstall` asks for release, the data plane is released and the
 // report says so.
+import type { UnavailableForms } from '../../compiler/enforcement/summarize-enforcement.js';
 import type { Logger } from 'pino';
 import type { EnforcementTarget } from '../../compiler/enforcement/enforcement-table.js';
 import type { NodePolicyReport } from '../../compiler/model/node-status.js';
@@ -19,6 +20,8 @@ export interface NodeStatusReportingOptions {
   /** Data plane name (the report's `plane`). */
   plane: string;
   target: EnforcementTarget;
+  /** What the running plane has off although the table says enforced (DataPlane.unavailableForms). */
+  unavailable?: UnavailableForms;
   rtctlVersion: string;
   logger: Logger;
   minIntervalMs?: number;
@@ -57,7 +60,11 @@ export function createNodeStatusReporting(options: NodeStatusReportingOptions): 
     onStateApplied: (snapshot, state) => {
       try {
         if (last?.snapshot !== snapshot || last.state !== state)
-          last = { snapshot, state, entries: buildPolicyReports(snapshot, state, options.target) };
+          last = {
+            snapshot,
+            state,
+            entries: buildPolicyReports(snapshot, state, options.target, options.unavailable),
+          };
         reporter.update(last.entries);
       } catch (err) {
         logger.error({ err }, 'cannot build the node status report');

@@ -10,6 +10,7 @@ export function instrumentDataPlane(
   const wrapped: DataPlane = {
     name: plane.name,
     auditName: plane.auditName,
+    ...(plane.unavailableForms ? { unavailableForms: plane.unavailableForms } : {}),
     start: () => plane.start(),
     async apply(state) {
       const started = process.hrtime.bigint();

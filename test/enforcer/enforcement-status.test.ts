@@ -5,8 +5,13 @@ import assert from 'node:assert/strict';
 import pino from 'pino';
 import { EnforcementTarget, findEnforcementTarget } from '../../compiler/enforcement/enforcement-table.js';
 import { createAlertHub } from '../../enforcer/alerts/alert-hub.js';
-import type { DataPlane, DataPlaneEvent, EnforcementState } from '../../enforcer/data-plane.js';
-import { DATA_PLANES } from '../../enforcer/data-planes.js';
+import {
+  withUnavailableForms,
+  type DataPlane,
+  type DataPlaneEvent,
+  type EnforcementState,
+} from '../../enforcer/data-plane.js';
+import { DATA_PLANES, NETWORK_PLANE_OFF } from '../../enforcer/data-planes.js';
 import { createEnforcer } from '../../enforcer/enforcer.js';
 import { buildSnapshot } from '../../enforcer/policy-snapshot.js';
 
@@ -50,12 +55,26 @@ function createMemoryPlane(): DataPlane {
   };
 }
 
-async function statusFor(target: EnforcementTarget) {
-  const snapshot = buildSnapshot([{ file: 'host-guard.yaml', text: POLICY }]);
+const ADDRESS_POLICY = `apiVersion: security.runtime.com/v1
+kind: RuntimeHostPolicy
+metadata: {name: host-egress}
+spec:
+  nodeSelector: {matchLabels: {kubernetes.io/hostname: "*"}}
+  process:
+    matchPaths:
+      - path: /usr/bin/gdb
+  network:
+    matchAddresses:
+      - cidr: 169.254.169.254/32
+  action: Block
+`;
+
+async function statusFor(target: EnforcementTarget, plane = createMemoryPlane(), text = POLICY) {
+  const snapshot = buildSnapshot([{ file: 'host-guard.yaml', text }]);
   const enforcer = createEnforcer({
     source: { start: () => Promise.resolve(snapshot), stop: () => Promise.resolve() },
     containers: { list: () => Promise.resolve([]) },
-    plane: createMemoryPlane(),
+    plane,
     enforcementTarget: target,
     hub: createAlertHub(),
     clusterName: 'c',
@@ -104,6 +123,25 @@ describe('enforcer /status: enforcement per policy (in-memory data plane)', () =
     assert.deepEqual(
       p?.notEnforced.map((g) => g.pointer),
       ['/spec/syscalls/matchSyscalls/0'],
+    );
+  });
+
+  it('fanotify with its network part off on this node: the address rule the table calls enforced is reported not enforced, with the reason', async () => {
+    const on = await statusFor(EnforcementTarget.Fanotify, createMemoryPlane(), ADDRESS_POLICY);
+    assert.deepEqual(on.enforcement[0]?.enforced, [
+      '/spec/process/matchPaths/0',
+      '/spec/network/matchAddresses/0',
+    ]);
+    const off = withUnavailableForms(createMemoryPlane(), (form) =>
+      form.startsWith('network.') ? NETWORK_PLANE_OFF : undefined,
+    );
+    const s = await statusFor(EnforcementTarget.Fanotify, off, ADDRESS_POLICY);
+    const p = s.enforcement[0];
+    assert.deepEqual(p?.enforced, ['/spec/process/matchPaths/0']);
+    assert.equal(p?.level, 'not-enforced');
+    assert.deepEqual(
+      p?.notEnforced.map((g) => [g.pointer, g.gaps.map((x) => [x.form, x.reason])]),
+      [['/spec/network/matchAddresses/0', [['network.matchAddresses', NETWORK_PLANE_OFF]]]],
     );
   });
 });
