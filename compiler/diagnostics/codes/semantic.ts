@@ -115,4 +115,18 @@ export const SEMANTIC_CODES = [
     summary:
       'Some targets do not enforce this rule (or only audit it): the message names them and what the rule gets there (docs/enforcement.md). An error under --require-enforced for a named target.',
   },
+  {
+    code: 'RT3030',
+    severity: 'error',
+    name: 'hardening-control-id',
+    summary:
+      'A hardening annotation (hardening.security.runtime.com/cis, mitre, nist or stig) lists an id that is not written as that catalogue writes its control ids, or lists one twice (docs/hardening.md).',
+  },
+  {
+    code: 'RT3031',
+    severity: 'error',
+    name: 'hardening-metadata',
+    summary:
+      'A hardening policy has an unknown hardening.security.runtime.com/ annotation or label, an unknown profile, a rationale, attack or may-break that is not one line, or lacks its controls, rationale or attack (docs/hardening.md).',
+  },
 ] as const satisfies readonly CodeInfo[];
