@@ -21,6 +21,10 @@ const COMPONENTS: ReadonlyArray<{ commands: readonly string[]; load: () => Promi
   },
   { commands: ['imds'], load: async () => (await import('../imds/cli.js')).registerImdsCommands },
   { commands: ['install'], load: async () => (await import('../install/cli.js')).registerInstallCommands },
+  {
+    commands: ['bundles'],
+    load: async () => (await import('../compiler/bundles/cli.js')).registerBundlesCommands,
+  },
 ];
 
 /** Creates the `rtctl` program with the components that `command` needs (all of them when unknown). */
