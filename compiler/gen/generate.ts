@@ -58,7 +58,10 @@ export function generateFiles(): GeneratedFile[] {
     // Run from the repository root (npm run gen, the staleness test's cwd is the root too).
     {
       path: 'docs/hardening.md',
-      content: renderHardeningDoc(buildCatalog(readBundleSources(DEFAULT_BUNDLES_ROOT))),
+      content: renderHardeningDoc(
+        // allow/ holds example Allow policies for single services, not hardening policies.
+        buildCatalog(readBundleSources(DEFAULT_BUNDLES_ROOT).filter((s) => !s.file.startsWith('allow/'))),
+      ),
     },
     ...createCrdManifests().map((c) => ({
       path: `charts/rtctl/crds/${c.fileName}`,

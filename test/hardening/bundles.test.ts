@@ -225,7 +225,8 @@ describe('hardening bundles (catalogue, profiles, coverage)', function () {
     ],
     [
       'static pod manifests on nodes',
-      (r, host) => host && r.matcher.kind === 'directory' && r.matcher.dir === '/etc/kubernetes/manifests/',
+      (r, host) =>
+        host && r.matcher.kind === 'pattern' && r.matcher.pattern === '/etc/kubernetes/manifests/**',
     ],
     [
       'audit configuration on nodes',
