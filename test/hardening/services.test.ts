@@ -474,5 +474,17 @@ chmod 755 /usr/local/bin/entrypoint.sh`,
         );
       });
     }
+
+    it('the Allow policies are allow lists: an exec outside them is denied by the block posture', async function () {
+      this.timeout(60000);
+      if (!cd || !enforcer) throw new Error('not started');
+      const r = await execIn(cd, 'nginx-c', ['/usr/bin/id']);
+      assert.notEqual(r.code, 0);
+      assert.match(r.stdout + r.stderr, /operation not permitted/i);
+      const found = readLogs(enforcer.url, ['-n', NS]).find(
+        (a) => a.PodName === 'nginx-0' && a.Resource === '/usr/bin/id' && a.Action === 'Block',
+      );
+      assert.equal(found?.PolicyName, 'DefaultPosture');
+    });
   });
 });
