@@ -75,6 +75,8 @@ interface Service {
   traffic: { argv: string[]; expect: RegExp }[];
   /** A client command that succeeds once the server serves. */
   ready: string[];
+  /** A client command that describes the server (for failure messages). */
+  diagnose: string[];
 }
 
 describe('hardening profiles are quiet on real services (nginx, redis, postgresql; fanotify)', function () {
@@ -167,7 +169,13 @@ describe('hardening profiles are quiet on real services (nginx, redis, postgresq
       for (const t of svc.traffic) {
         const out = await client(t.argv);
         assert.equal(out.code, 0, `${t.argv.join(' ')}: ${out.stderr}`);
-        assert.match(out.stdout, t.expect);
+        if (!t.expect.test(out.stdout)) {
+          // Say which server answered, to tell a wrong answer from an answer by another server on the port.
+          const who = await client(svc.diagnose);
+          assert.fail(
+            `${t.argv.join(' ')}: ${JSON.stringify(out.stdout)} does not match ${String(t.expect)}; server: ${who.stdout}${who.stderr}`,
+          );
+        }
       }
     }
     // Stop as the kubelet does: a signal from outside the container, then wait for the process to go.
@@ -258,6 +266,7 @@ chmod 755 /usr/local/bin/entrypoint.sh`,
         comm: 'nginx',
         entrypoint: ['/usr/local/bin/entrypoint.sh'],
         ready: ['curl', '-fsS', '-o', '/dev/null', `http://127.0.0.1:${httpPort}/`],
+        diagnose: ['curl', '-sSI', `http://127.0.0.1:${httpPort}/`],
         traffic: [
           ...Array.from({ length: 10 }, () => ({
             argv: ['curl', '-fsS', `http://127.0.0.1:${httpPort}/`],
@@ -283,6 +292,7 @@ chmod 755 /usr/local/bin/entrypoint.sh`,
         comm: 'redis-server',
         entrypoint: ['/usr/local/bin/entrypoint.sh'],
         ready: ['redis-cli', '-p', String(redisPort), 'PING'],
+        diagnose: ['redis-cli', '-p', String(redisPort), 'INFO', 'server'],
         traffic: [
           ...Array.from({ length: 10 }, (_, i) => ({
             argv: ['redis-cli', '-p', String(redisPort), 'SET', `k${i}`, `v${i}`],
@@ -301,6 +311,7 @@ chmod 755 /usr/local/bin/entrypoint.sh`,
         user: 'postgres',
         entrypoint: ['/usr/local/bin/entrypoint.sh'],
         ready: [`${PG}/pg_isready`, '-h', '127.0.0.1', '-p', String(pgPort), '-q'],
+        diagnose: [`${PG}/pg_isready`, '-h', '127.0.0.1', '-p', String(pgPort)],
         traffic: [
           {
             argv: [
