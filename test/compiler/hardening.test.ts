@@ -42,7 +42,7 @@ describe('hardening bundles', () => {
     assert.equal(ruleSet.policies.length, sources.length);
   });
 
-  for (const s of sources) {
+  for (const s of sources.filter((x) => (CATALOGUE_BUNDLES as readonly string[]).includes(x.bundle))) {
     it(`${s.file} selects broadly and is tagged ${s.bundle.toUpperCase()}`, () => {
       const { ruleSet } = lintTexts([s]);
       const p = ruleSet.policies[0];

@@ -87,7 +87,8 @@ describe('hardening bundles (catalogue, profiles, coverage)', function () {
   });
 
   it('each policy has at least one rule the fanotify plane enforces (exec or open)', () => {
-    const lint = lintTexts(hardening);
+    // imds/ (the IMDS guard, another issue's) is a network rule by design: the fanotify plane cannot enforce it.
+    const lint = lintTexts(hardening.filter((src) => !src.file.startsWith('imds/')));
     for (const p of lint.ruleSet.policies)
       assert.ok(
         p.rules.some((r) => r.operation === 'Process' || r.operation === 'File'),
