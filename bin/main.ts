@@ -28,6 +28,10 @@ const COMPONENTS: ReadonlyArray<{ commands: readonly string[]; load: () => Promi
     commands: ['controller'],
     load: async () => (await import('../controller/cli.js')).registerControllerCommands,
   },
+  {
+    commands: ['bundles'],
+    load: async () => (await import('../compiler/bundles/cli.js')).registerBundlesCommands,
+  },
 ];
 
 /** Creates the `rtctl` program with the components that `command` needs (all of them when unknown). */

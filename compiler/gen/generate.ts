@@ -5,6 +5,9 @@ import { ALL_CODES } from '../diagnostics/codes/index.js';
 import { createCrdManifests } from '../backends/crd/crd-manifests.js';
 import { toYaml } from '../emit/yaml-text.js';
 import { generateEnforcementDoc } from '../enforcement/enforcement-doc.js';
+import { buildCatalog } from '../bundles/catalog.js';
+import { DEFAULT_BUNDLES_ROOT, readBundleSources } from '../bundles/load.js';
+import { renderHardeningDoc } from '../bundles/render.js';
 
 /** A generated file, relative to the repository root. */
 export interface GeneratedFile {
@@ -52,6 +55,14 @@ export function generateFiles(): GeneratedFile[] {
   return [
     { path: 'docs/diagnostics.md', content: generateDiagnosticsDoc() },
     { path: 'docs/enforcement.md', content: generateEnforcementDoc() },
+    // Run from the repository root (npm run gen, the staleness test's cwd is the root too).
+    {
+      path: 'docs/hardening.md',
+      content: renderHardeningDoc(
+        // allow/ holds example Allow policies for single services, not hardening policies.
+        buildCatalog(readBundleSources(DEFAULT_BUNDLES_ROOT).filter((s) => !s.file.startsWith('allow/'))),
+      ),
+    },
     ...createCrdManifests().map((c) => ({
       path: `charts/rtctl/crds/${c.fileName}`,
       content: toYaml(c.object),

@@ -1,5 +1,7 @@
 // The hardening bundles: every policy lints with no finding (together, so bundles never conflict), selects
-// every pod of its namespace or every Linux node, and names the catalogue it implements in its tags.
+// every pod of its namespace or every Linux node, and names the catalogue it implements in its tags. Bundles are
+// the folders of policies/hardening/ (imds/ included when present); allow/ holds the example Allow policies of
+// the quiet-on-services test, which select one service each.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -7,7 +9,11 @@ import { lintTexts } from '../../compiler/lint.js';
 import { REPO_ROOT } from '../support/paths.js';
 
 const ROOT = path.join(REPO_ROOT, 'policies', 'hardening');
-const BUNDLES = ['cis', 'imds', 'mitre', 'nist', 'stig'] as const;
+const CATALOGUE_BUNDLES = ['cis', 'mitre', 'nist', 'stig'] as const;
+const BUNDLES = readdirSync(ROOT, { withFileTypes: true })
+  .filter((d) => d.isDirectory() && d.name !== 'allow')
+  .map((d) => d.name)
+  .sort();
 
 describe('hardening bundles', () => {
   const sources = BUNDLES.flatMap((b) =>
@@ -17,7 +23,7 @@ describe('hardening bundles', () => {
   );
 
   it('has policies in every bundle', () => {
-    for (const b of BUNDLES)
+    for (const b of CATALOGUE_BUNDLES)
       assert.ok(
         sources.some((s) => s.bundle === b),
         b,
@@ -36,7 +42,7 @@ describe('hardening bundles', () => {
     assert.equal(ruleSet.policies.length, sources.length);
   });
 
-  for (const s of sources) {
+  for (const s of sources.filter((x) => (CATALOGUE_BUNDLES as readonly string[]).includes(x.bundle))) {
     it(`${s.file} selects broadly and is tagged ${s.bundle.toUpperCase()}`, () => {
       const { ruleSet } = lintTexts([s]);
       const p = ruleSet.policies[0];

@@ -6,10 +6,16 @@ import type { PolicyKind } from '../../ir/rule-set.js';
 import { RULE_LISTS, resolveAction } from '../../lower/lower-policy.js';
 import { checkEmptyFromSource } from './empty-from-source.js';
 import { checkAddressRules } from './address-rules.js';
+import { checkHardeningMetadata } from './hardening-metadata.js';
 
 /** A schema-valid policy object, read structurally. */
 export type PolicyObject = {
-  metadata: { name: string; namespace?: string };
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   spec: Record<string, unknown> & { action?: string };
 };
 
@@ -222,4 +228,5 @@ export const DOCUMENT_RULES: readonly DocumentRule[] = [
   checkPresets,
   checkEmptyFromSource,
   checkAddressRules,
+  checkHardeningMetadata,
 ];

@@ -136,4 +136,18 @@ export const SEMANTIC_CODES = [
     summary:
       'A network.matchAddresses rule lists ports with a protocol that has none (icmp, icmpv6); the rule could never match.',
   },
+  {
+    code: 'RT3030',
+    severity: 'error',
+    name: 'hardening-control-id',
+    summary:
+      'A hardening annotation (hardening.security.runtime.com/cis, mitre, nist or stig) lists an id that is not written as that catalogue writes its control ids, or lists one twice (docs/hardening.md).',
+  },
+  {
+    code: 'RT3031',
+    severity: 'error',
+    name: 'hardening-metadata',
+    summary:
+      'A hardening policy has an unknown hardening.security.runtime.com/ annotation or label, an unknown profile, a rationale, attack or may-break that is not one line, or lacks its controls, rationale or attack (docs/hardening.md).',
+  },
 ] as const satisfies readonly CodeInfo[];

@@ -1,0 +1,260 @@
+// Output of `rtctl bundles` and docs/hardening.md: the catalogue as text, JSON, Markdown or YAML. Pure and
+// deterministic (same catalogue, same bytes).
+import { toYamlStream } from '../emit/yaml-text.js';
+import {
+  bundleNames,
+  coverage,
+  policyForApply,
+  type BundlePolicy,
+  type Catalog,
+  type CoveredControl,
+} from './catalog.js';
+import { CATALOGUE_TITLES, CATALOGUES, HARDENING_PREFIX, PROFILE_LABEL, PROFILES } from './metadata.js';
+
+function pad(s: string, n: number): string {
+  return s + ' '.repeat(Math.max(0, n - s.length));
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return (
+    rows
+      .map((r) =>
+        r
+          .map((c, i) => pad(c, widths[i] ?? 0))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
+}
+
+function cell(s: string): string {
+  return s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+function kindWord(p: BundlePolicy): string {
+  return p.kind === 'RuntimeHostPolicy' ? 'node' : 'pod';
+}
+
+function controlsText(p: BundlePolicy): string {
+  return CATALOGUES.filter((c) => p.meta.controls[c].length > 0)
+    .map((c) => `${c.toUpperCase()} ${p.meta.controls[c].join(', ')}`)
+    .join('; ');
+}
+
+/** JSON view of one policy. */
+export function policySummary(p: BundlePolicy): Record<string, unknown> {
+  return {
+    name: p.name,
+    bundle: p.bundle,
+    file: p.file,
+    kind: p.kind,
+    profile: p.meta.profile ?? null,
+    actions: p.actions,
+    classes: p.classes,
+    controls: p.meta.controls,
+    rationale: p.meta.rationale ?? null,
+    attack: p.meta.attack ?? null,
+    mayBreak: p.meta.mayBreak ?? null,
+  };
+}
+
+/** `rtctl bundles list`. */
+export function renderList(catalog: Catalog, format: 'text' | 'json'): string {
+  if (format === 'json')
+    return `${JSON.stringify(
+      {
+        bundles: bundleNames(catalog).map((b) => ({
+          name: b,
+          policies: catalog.policies.filter((p) => p.bundle === b).map(policySummary),
+        })),
+      },
+      null,
+      2,
+    )}\n`;
+  const rows = [['BUNDLE', 'POLICY', 'ON', 'ACTION', 'PROFILE', 'CONTROLS']];
+  for (const p of catalog.policies)
+    rows.push([
+      p.bundle,
+      p.name,
+      kindWord(p),
+      p.actions.join('/'),
+      p.meta.profile ?? '-',
+      controlsText(p) || '-',
+    ]);
+  const n = catalog.policies.length;
+  return `${table(rows)}\n${n} ${n === 1 ? 'policy' : 'policies'} in ${bundleNames(catalog).length} bundles\n`;
+}
+
+/** `rtctl bundles show <policy>` as text. */
+export function renderPolicyText(p: BundlePolicy): string {
+  const lines = [
+    `${p.name} (${p.kind}, bundle ${p.bundle}, ${p.file}:${p.line})`,
+    `  profile:    ${p.meta.profile ?? '-'}`,
+    `  actions:    ${p.actions.join(', ') || '-'} on ${p.classes.join(', ') || '-'}`,
+  ];
+  for (const c of CATALOGUES)
+    if (p.meta.controls[c].length > 0)
+      lines.push(`  ${pad(`${c.toUpperCase()}:`, 11)} ${p.meta.controls[c].join(', ')}`);
+  lines.push(
+    `  rationale:  ${p.meta.rationale ?? '-'}`,
+    `  attack:     ${p.meta.attack ?? '-'}`,
+    `  may break:  ${p.meta.mayBreak ?? '-'}`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/** Policies as a YAML stream ready for `kubectl apply` (namespace set on pod policies when given). */
+export function renderPoliciesYaml(policies: readonly BundlePolicy[], namespace?: string): string {
+  return toYamlStream(policies.map((p) => policyForApply(p, namespace)));
+}
+
+/** `rtctl bundles coverage`. */
+export function renderCoverage(
+  policies: readonly BundlePolicy[],
+  format: 'text' | 'json' | 'markdown',
+): string {
+  const covered = coverage(policies);
+  if (format === 'json')
+    return `${JSON.stringify(
+      {
+        catalogues: CATALOGUES.map((c) => ({
+          catalogue: c,
+          title: CATALOGUE_TITLES[c],
+          controls: covered.filter((k) => k.catalogue === c).map((k) => ({ id: k.id, policies: k.policies })),
+        })),
+        policies: policies.length,
+      },
+      null,
+      2,
+    )}\n`;
+  if (format === 'markdown') return coverageMarkdown(covered);
+  const rows = [['CATALOGUE', 'CONTROL', 'POLICIES']];
+  for (const k of covered) rows.push([k.catalogue.toUpperCase(), k.id, k.policies.join(', ')]);
+  const counts = CATALOGUES.map(
+    (c) => `${c.toUpperCase()} ${covered.filter((k) => k.catalogue === c).length}`,
+  ).join(', ');
+  return `${table(rows)}\ncontrols covered: ${counts} (by ${policies.length} policies)\n`;
+}
+
+function coverageMarkdown(covered: readonly CoveredControl[]): string {
+  const out: string[] = [];
+  for (const c of CATALOGUES) {
+    const rows = covered.filter((k) => k.catalogue === c);
+    out.push(
+      `### ${CATALOGUE_TITLES[c]} (${rows.length} controls)`,
+      '',
+      '| control | policies |',
+      '|---|---|',
+    );
+    for (const k of rows)
+      out.push(`| ${cell(k.id)} | ${k.policies.map((p) => `[${p}](#${p})`).join(', ')} |`);
+    out.push('');
+  }
+  return `${out.join('\n')}`;
+}
+
+/** docs/hardening.md. */
+export function renderHardeningDoc(catalog: Catalog): string {
+  const out: string[] = [
+    '# Hardening bundles',
+    '',
+    'Generated by `npm run gen` from `policies/hardening/`; do not edit by hand. `rtctl bundles list|show|coverage`',
+    'prints the same data.',
+    '',
+    `${catalog.policies.length} policies in ${bundleNames(catalog).length} bundles (${bundleNames(catalog)
+      .map((b) => `\`${b}/\``)
+      .join(
+        ', ',
+      )}). Every policy selects every pod of the namespace it is applied in, or every Linux node, and`,
+    'its attack is run in a real container (a real node process for node policies) by',
+    '`test/hardening/attacks.test.ts`: denied and alerted for Block, passed and alerted for Audit.',
+    '',
+    '## The metadata convention',
+    '',
+    `Each policy says what it implements in annotations under \`${HARDENING_PREFIX}\`, checked by \`rtctl lint\``,
+    '(RT3030 for a control id not written as its catalogue writes it, RT3031 for the rest):',
+    '',
+    '| key | value |',
+    '|---|---|',
+    `| \`${HARDENING_PREFIX}cis\` | CIS Benchmark sections, prefixed by the benchmark: \`docker-5.31\`, \`kubernetes-4.1.9\`, \`linux-5.1.2\` |`,
+    `| \`${HARDENING_PREFIX}mitre\` | MITRE ATT&CK technique ids: \`T1496\`, \`T1552.001\` |`,
+    `| \`${HARDENING_PREFIX}nist\` | NIST SP 800-53 controls, with an optional enhancement: \`CM-7\`, \`AC-6(9)\` |`,
+    `| \`${HARDENING_PREFIX}stig\` | DISA STIG vulnerability ids: \`V-230487\` |`,
+    `| \`${HARDENING_PREFIX}rationale\` | one line: why the control asks for this (required) |`,
+    `| \`${HARDENING_PREFIX}attack\` | one line: the attack the policy stops (required) |`,
+    `| \`${HARDENING_PREFIX}may-break\` | one line: what legitimate work it can break |`,
+    `| label \`${PROFILE_LABEL}\` | the least restrictive profile that includes the policy: ${PROFILES.map((p) => `\`${p}\``).join(' or ')} |`,
+    '',
+    'Id lists are comma-separated. At least one catalogue annotation is required once any key of the convention is',
+    'present.',
+    '',
+    '## Profiles',
+    '',
+    'In the spirit of the Pod Security Standards: **baseline** blocks what no ordinary service does (package',
+    'managers, compilers, miners, escape and persistence paths, credential stores) and stays quiet on nginx,',
+    'redis and PostgreSQL; **restricted** adds what many services can live without (shells, interpreters,',
+    'download and remote-copy tools, programs in temporary folders). Restricted includes baseline.',
+    '',
+    '    rtctl bundles show --profile baseline -o yaml --namespace shop | kubectl apply -f -',
+    '',
+    '| profile | policies |',
+    '|---|---|',
+  ];
+  for (const profile of PROFILES) {
+    const rank = PROFILES.indexOf(profile);
+    const names = catalog.policies
+      .filter((p) => p.meta.profile !== undefined && PROFILES.indexOf(p.meta.profile) <= rank)
+      .map((p) => p.name);
+    out.push(`| ${profile} | ${names.length} |`);
+  }
+  out.push(
+    '',
+    'Allow policies that let the services of the quiet-on-services test run under restricted are in',
+    '`policies/hardening/allow/` (they carry no profile label).',
+    '',
+    '## Fanotify plane',
+    '',
+    'On kernels without BPF-LSM the fanotify plane enforces Process and File rules only. Network and capability',
+    'rules are kept for defence in depth (lint warns with RT3018); every policy names an attack made of execs or',
+    'opens, which both planes enforce. The fanotify plane does not mark `/proc`, `/sys` or `/dev`, so the file',
+    'rules on those paths (nist-block-kernel-tuning) are enforced by BPF-LSM only; its attack is the `sysctl`',
+    'exec.',
+    '',
+    '## Tests',
+    '',
+    "`test/hardening/attacks.test.ts` runs every policy's attack and `test/hardening/services.test.ts` runs nginx, redis",
+    'and PostgreSQL under both profiles. They need root, containerd, runc and mmdebstrap (`.ci/packages/hardening.txt`).',
+    "The containers' root file system is built from the Debian packages in `test/hardening/rootfs-packages.txt` and",
+    'cached under `/var/cache/rtctl-test/` (`RTCTL_TEST_CACHE`), keyed by a hash of that list; build it ahead with',
+    '`node --import tsx test/hardening/support/rootfs.ts`.',
+    '',
+    '## Coverage',
+    '',
+    coverageMarkdown(coverage(catalog.policies)),
+    '## Policies',
+    '',
+  );
+  for (const b of bundleNames(catalog)) {
+    out.push(`### Bundle \`${b}\``, '');
+    for (const p of catalog.policies.filter((x) => x.bundle === b)) {
+      out.push(
+        `#### ${p.name}`,
+        '',
+        `\`${p.file}\` · ${p.kind} · ${p.actions.join('/') || 'no rules'} on ${p.classes.join(', ') || '-'} · profile ${p.meta.profile ?? '-'}`,
+        '',
+      );
+      for (const c of CATALOGUES)
+        if (p.meta.controls[c].length > 0)
+          out.push(`- ${CATALOGUE_TITLES[c]}: ${p.meta.controls[c].join(', ')}`);
+      out.push(
+        `- Rationale: ${p.meta.rationale ?? '-'}`,
+        `- Attack: ${p.meta.attack ?? '-'}`,
+        `- May break: ${p.meta.mayBreak ?? '-'}`,
+        '',
+      );
+    }
+  }
+  return `${out.join('\n').replace(/\n+$/, '')}\n`;
+}
