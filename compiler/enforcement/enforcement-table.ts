@@ -305,6 +305,37 @@ export const ENFORCEMENT_TABLE: readonly EnforcementRow[] = [
     },
   },
   {
+    form: 'path.procSys',
+    title: 'a path on /proc or /sys',
+    group: 'option',
+    without: 'the rule never matches',
+    targets: {
+      'bpf-lsm': ENFORCED,
+      fanotify: notEnforced(
+        "the fanotify helper marks the workloads' own mounts; /proc and /sys (procfs, sysfs) are not marked, so the rule never matches",
+      ),
+      apparmor: ENFORCED,
+      selinux: notEnforced(
+        'file_contexts do not label /proc and /sys (genfscon does)',
+        leftOut(Code.selinuxUnrepresentablePath),
+      ),
+    },
+  },
+  {
+    form: 'path.dev',
+    title: 'a path on /dev',
+    group: 'option',
+    without: 'the rule never matches',
+    targets: {
+      'bpf-lsm': ENFORCED,
+      fanotify: notEnforced(
+        "the fanotify helper marks the workloads' own mounts; /dev (devtmpfs, and /dev/shm) is not marked, so the rule never matches",
+      ),
+      apparmor: ENFORCED,
+      selinux: ENFORCED,
+    },
+  },
+  {
     form: 'fromSource.path',
     title: 'fromSource path',
     group: 'option',

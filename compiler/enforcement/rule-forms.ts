@@ -45,9 +45,31 @@ export function getRuleKindForm(rule: Pick<Rule, 'operation' | 'matcher'>): stri
   }
 }
 
+/** The fixed part of a path matcher (a pattern up to its first wildcard); undefined for other matchers. */
+function fixedPathOf(m: Rule['matcher']): string | undefined {
+  switch (m.kind) {
+    case 'path':
+      return m.path;
+    case 'directory':
+      return m.dir;
+    case 'pattern':
+      return m.pattern.slice(0, m.pattern.search(/[*?[{]|$/));
+    default:
+      return undefined;
+  }
+}
+
+function liesUnder(path: string, roots: readonly string[]): boolean {
+  return roots.some((r) => path === r || path.startsWith(`${r}/`));
+}
+
 /** Every form of a path, protocol or capability rule. */
 export function listRuleForms(rule: Rule): string[] {
   const forms = [getRuleKindForm(rule), ...sourceForms(rule.fromSource)];
+  // Pseudo file systems the fanotify plane does not mark (and file contexts do not label).
+  const fixed = fixedPathOf(rule.matcher);
+  if (fixed !== undefined && liesUnder(fixed, ['/proc', '/sys'])) forms.push('path.procSys');
+  if (fixed !== undefined && liesUnder(fixed, ['/dev'])) forms.push('path.dev');
   // The cgroup network programs of the fanotify target see neither the acting executable nor the terminal.
   if (rule.operation === Operation.Network && rule.fromSource.length > 0) forms.push('network.fromSource');
   if (rule.operation === Operation.Network && rule.pts) forms.push('network.pts');

@@ -85,7 +85,7 @@ export const BACKEND_CODES = [
     severity: 'warning',
     name: 'selinux-unrepresentable-path',
     summary:
-      'A path holds a space, a quote, a control or non-ASCII character, which a file_contexts entry cannot carry exactly; the rule is left out of the SELinux module and enforced by the rule table.',
+      'A path holds a space, a quote, a control or non-ASCII character, which a file_contexts entry cannot carry exactly, or lies on /proc or /sys, which file contexts do not label; the rule is left out of the SELinux module and enforced by the rule table.',
   },
 ] as const satisfies readonly CodeInfo[];
 

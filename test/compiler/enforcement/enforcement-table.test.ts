@@ -72,6 +72,8 @@ function ruleSpecFor(form: string): RuleSpec | undefined {
     'network.matchAddresses': { ...base, matcher: address('169.254.169.254/32', [80], 'tcp') },
     'network.fromSource': { ...base, matcher: protocol('tcp'), fromSource: [srcPath('/usr/bin/wget')] },
     'network.pts': { ...base, matcher: protocol('tcp'), pts: true },
+    'path.procSys': { ...base, matcher: pathM('/proc/sys/kernel/yama/ptrace_scope') },
+    'path.dev': { ...base, operation: P, matcher: dir('/dev/shm/') },
   };
   const p = /^network\.matchProtocols\.(.+)$/.exec(form)?.[1];
   if (p !== undefined) return { ...base, matcher: protocol(p) };
@@ -172,6 +174,10 @@ describe('enforcement table', () => {
     for (const form of ['network.matchProtocols.tcp', 'network.matchProtocols.raw', 'network.matchAddresses'])
       assert.equal(level(form, EnforcementTarget.Fanotify), EnforcementLevel.Enforced, form);
     assert.equal(level('network.matchAddresses', EnforcementTarget.BpfLsm), NE);
+    // The fanotify helper marks the workloads' mounts only: not procfs, sysfs or /dev.
+    assert.equal(level('path.procSys', EnforcementTarget.Fanotify), NE);
+    assert.equal(level('path.dev', EnforcementTarget.Fanotify), NE);
+    assert.equal(level('path.procSys', EnforcementTarget.BpfLsm), EnforcementLevel.Enforced);
     for (const t of ENFORCEMENT_TARGETS) {
       assert.equal(level('presets', t.target), NE);
       assert.equal(level('syscalls.matchPaths', t.target), NE);
@@ -335,4 +341,32 @@ describe('lint findings from the table', () => {
       assert.deepEqual(rule?.fromSource, []);
     }
   });
+});
+
+describe('paths on pseudo file systems the fanotify plane does not mark', () => {
+  const cases: Array<{ rule: string; forms: string[] }> = [
+    { rule: 'file:\n    matchPaths:\n      - path: /proc/kcore', forms: ['path.procSys'] },
+    { rule: 'file:\n    matchDirectories:\n      - dir: /sys/kernel/', forms: ['path.procSys'] },
+    { rule: 'file:\n    matchPatterns:\n      - pattern: /proc/*/environ', forms: ['path.procSys'] },
+    { rule: 'process:\n    matchDirectories:\n      - dir: /dev/shm/', forms: ['path.dev'] },
+    // A pattern whose fixed part is outside them, and names that only begin alike, are not flagged.
+    { rule: 'file:\n    matchPatterns:\n      - pattern: /**/environ', forms: [] },
+    { rule: 'file:\n    matchPaths:\n      - path: /devices/x', forms: [] },
+    { rule: 'file:\n    matchPaths:\n      - path: /procfs.conf', forms: [] },
+  ];
+  for (const c of cases) {
+    it(`${c.rule.split('\n').at(-1)?.trim() ?? ''} → ${c.forms.join(', ') || 'no pseudo-file-system form'}; lint names fanotify`, () => {
+      const text = `apiVersion: security.runtime.com/v1\nkind: RuntimePolicy\nmetadata: {name: p, namespace: ns}\nspec:\n  selector: {matchLabels: {app: a}}\n  ${c.rule}\n  action: Block\n`;
+      const lint = lintTexts([{ file: 'p.yaml', text }]);
+      const policy = lint.ruleSet.policies[0];
+      assert.ok(policy);
+      const forms = listRuleEntries(policy).flatMap((e) => e.forms);
+      assert.deepEqual(
+        forms.filter((f) => f.startsWith('path.')),
+        c.forms,
+      );
+      const warned = lint.diagnostics.some((d) => d.code === 'RT3018' && d.message.includes('fanotify'));
+      assert.equal(warned, c.forms.length > 0, lint.diagnostics.map((d) => d.message).join('\n'));
+    });
+  }
 });
