@@ -182,6 +182,7 @@ async function runEnforcer(flags: EnforcerFlags): Promise<void> {
       clusterName: config.clusterName,
       nodeName: config.nodeName,
       nodeLabels: config.nodeLabels,
+      postureSettings: config.postures,
       pollMs: config.pollMs,
       logger,
       ...(log !== undefined ? { alertLog: log } : {}),
@@ -423,6 +424,14 @@ export function registerEnforcerCommands(program: Command): void {
     .option('--alert-log-max-bytes <size>', 'rotate the alert log at this size (bytes, or 64M, 1G)', '64M')
     .option('--alert-log-files <n>', 'alert log files kept, the one being written included', '5')
     .option('--poll-ms <ms>', 'workload poll period', '1000')
+    .option(
+      '--host-posture <postures>',
+      'postures of the host workload: audit (default) or block (protect mode), or per class: file=block,network=audit,capabilities=audit',
+    )
+    .option(
+      '--default-posture <postures>',
+      'default postures of every namespace (a Namespace annotation overrides them per class): audit, block, or per class',
+    )
     .option(
       '--release-on-exit',
       'stop enforcing when this process exits (default: the data plane keeps enforcing)',

@@ -2,6 +2,7 @@
 import { hostname } from 'node:os';
 import { parseListenAddress } from '../compiler/net/listen-address.js';
 import { join } from 'node:path';
+import { parsePostureSpec, type DeclaredPostures, type PostureSettings } from '../compiler/model/posture.js';
 import { AlertAddressError, parseAlertAddress, type AlertAddress } from './alerts/alert-address.js';
 import { ALERT_LOG_DEFAULTS } from './io/alert-log.js';
 import { lookupGroupId } from './io/group-id.js';
@@ -35,6 +36,8 @@ export interface EnforcerConfig {
   pollMs: number;
   /** On exit, stop enforcing too (default: the data plane keeps enforcing across restarts). */
   releaseOnExit: boolean;
+  /** Host postures (protect or audit mode) and namespace default postures. */
+  postures: PostureSettings;
 }
 
 /** Raw flags as commander gives them. */
@@ -58,6 +61,8 @@ export interface EnforcerFlags {
   alertLogFiles?: string;
   pollMs: string;
   releaseOnExit?: boolean;
+  hostPosture?: string;
+  defaultPosture?: string;
 }
 
 /** A configuration error, shown to the user with exit code 2. */
@@ -105,6 +110,13 @@ function parseCount(flag: string, value: string, min: number, max: number): numb
   if (!(n >= min && n <= max))
     throw new ConfigError(`${flag}: a whole number from ${min} to ${max}, got "${value}"`);
   return n;
+}
+
+/** Parses `--host-posture`/`--default-posture`: `block`, `audit`, or `file=block,network=audit`. */
+export function parsePostureFlag(flag: string, value: string): DeclaredPostures {
+  const parsed = parsePostureSpec(value);
+  if (typeof parsed === 'string') throw new ConfigError(`${flag}: ${parsed}`);
+  return parsed;
 }
 
 /** Builds the configuration from flags; throws ConfigError on a usage mistake. */
@@ -156,7 +168,12 @@ export function readEnforcerConfig(flags: EnforcerFlags, lookupGroup = lookupGro
         : parseCount('--alert-log-files', flags.alertLogFiles, 1, 1000),
     pollMs,
     releaseOnExit: flags.releaseOnExit === true,
+    postures: {},
   };
+  if (flags.hostPosture !== undefined)
+    config.postures.host = parsePostureFlag('--host-posture', flags.hostPosture);
+  if (flags.defaultPosture !== undefined)
+    config.postures.defaults = parsePostureFlag('--default-posture', flags.defaultPosture);
   if (flags.alertLog !== undefined) config.alertLog = flags.alertLog;
   if (flags.group !== undefined) config.gid = parseGroupFlag(flags.group, lookupGroup);
   return config;
