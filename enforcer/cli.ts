@@ -33,6 +33,7 @@ import {
   readRuleTableSnapshot,
 } from './io/rule-table-policy-source.js';
 import type { PolicySnapshot, PolicySource } from './policy-source.js';
+import { DEFAULT_NON_KUBERNETES_NAMESPACE } from './workload.js';
 import { formatProbeReport, probeKernel } from './probe.js';
 
 /** Default state directory of the data planes and the alert socket. */
@@ -174,6 +175,8 @@ async function runEnforcer(flags: EnforcerFlags): Promise<void> {
       containers: createContainerdLister({
         socket: config.containerdSocket,
         namespace: config.containerdNamespace,
+        namespaces: config.containerdNamespaces,
+        nonKubernetesNamespace: config.nonKubernetesNamespace,
         logger,
       }),
       plane,
@@ -412,7 +415,15 @@ export function registerEnforcerCommands(program: Command): void {
       [],
     )
     .option('--containerd-socket <path>', 'containerd socket', '/run/containerd/containerd.sock')
-    .option('--containerd-namespace <ns>', 'containerd namespace', 'k8s.io')
+    .option(
+      '--containerd-namespace <ns>',
+      'containerd namespaces to list, comma-separated (k8s.io under the kubelet; default for ctr and nerdctl, moby for Docker)',
+      'k8s.io',
+    )
+    .option(
+      '--non-kubernetes-namespace <ns>',
+      `namespace of containers without Kubernetes labels that name none with security.runtime.com/namespace (default ${DEFAULT_NON_KUBERNETES_NAMESPACE})`,
+    )
     .option(
       '--listen <address>',
       'alert stream: a unix socket path (default <state-dir>/alerts.sock) or host:port for TCP (opt-in, for the relay)',

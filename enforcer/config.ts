@@ -6,6 +6,7 @@ import { parsePostureSpec, type DeclaredPostures, type PostureSettings } from '.
 import { AlertAddressError, parseAlertAddress, type AlertAddress } from './alerts/alert-address.js';
 import { ALERT_LOG_DEFAULTS } from './io/alert-log.js';
 import { lookupGroupId } from './io/group-id.js';
+import { DEFAULT_NON_KUBERNETES_NAMESPACE, isNamespaceName } from './workload.js';
 
 /** Where policies come from. */
 export type PolicySourceConfig =
@@ -22,7 +23,12 @@ export interface EnforcerConfig {
   clusterName: string;
   nodeLabels: Record<string, string>;
   containerdSocket: string;
+  /** The first of `containerdNamespaces` (kept for readers of one namespace). */
   containerdNamespace: string;
+  /** containerd namespaces listed for containers, in order (`k8s.io` under the kubelet; `default`, `moby`). */
+  containerdNamespaces: string[];
+  /** Namespace of containers without Kubernetes labels that name none (docs/enforcer.md). */
+  nonKubernetesNamespace: string;
   /** Alert stream address: a unix socket (default `<state-dir>/alerts.sock`) or TCP (opt-in). */
   listen: AlertAddress;
   /** Group id given the alert socket (0660) and the alert log files (0640); default the process's. */
@@ -63,6 +69,7 @@ export interface EnforcerFlags {
   releaseOnExit?: boolean;
   hostPosture?: string;
   defaultPosture?: string;
+  nonKubernetesNamespace?: string;
 }
 
 /** A configuration error, shown to the user with exit code 2. */
@@ -143,6 +150,25 @@ export function readEnforcerConfig(flags: EnforcerFlags, lookupGroup = lookupGro
   const pollMs = Number(flags.pollMs);
   if (!Number.isFinite(pollMs) || pollMs < 50)
     throw new ConfigError('--poll-ms: a number of milliseconds >= 50');
+  const containerdNamespaces = [
+    ...new Set(
+      flags.containerdNamespace
+        .split(',')
+        .map((n) => n.trim())
+        .filter((n) => n !== ''),
+    ),
+  ];
+  for (const n of containerdNamespaces) {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,75}$/.test(n))
+      throw new ConfigError(`--containerd-namespace: not a containerd namespace name: "${n}"`);
+  }
+  const first = containerdNamespaces[0];
+  if (first === undefined) throw new ConfigError('--containerd-namespace: give at least one namespace');
+  const nonKubernetesNamespace = flags.nonKubernetesNamespace ?? DEFAULT_NON_KUBERNETES_NAMESPACE;
+  if (!isNamespaceName(nonKubernetesNamespace))
+    throw new ConfigError(
+      `--non-kubernetes-namespace: not a namespace name (RFC 1123 label): "${nonKubernetesNamespace}"`,
+    );
   const listen = parseAddressFlag('--listen', flags.listen ?? join(flags.stateDir, 'alerts.sock'));
   const config: EnforcerConfig = {
     source,
@@ -151,7 +177,9 @@ export function readEnforcerConfig(flags: EnforcerFlags, lookupGroup = lookupGro
     clusterName: flags.clusterName,
     nodeLabels,
     containerdSocket: flags.containerdSocket,
-    containerdNamespace: flags.containerdNamespace,
+    containerdNamespace: first,
+    containerdNamespaces,
+    nonKubernetesNamespace,
     listen,
     maxConnections:
       flags.maxConnections === undefined
