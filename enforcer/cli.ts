@@ -12,6 +12,7 @@ import {
   type EnforcerConfig,
   type EnforcerFlags,
 } from './config.js';
+import { DEFAULT_CONFIG_FILE, resolveEnforcerFlags } from './config-file.js';
 import { DATA_PLANES, findDataPlane, type DataPlaneFactory } from './data-planes.js';
 import { createEnforcer, type Enforcer } from './enforcer.js';
 import { alertRequestOptions, formatAlertAddress } from './alerts/alert-address.js';
@@ -447,7 +448,16 @@ export function registerEnforcerCommands(program: Command): void {
       '--release-on-exit',
       'stop enforcing when this process exits (default: the data plane keeps enforcing)',
     )
-    .action((flags: EnforcerFlags) => handleUsage(() => runEnforcer(flags)));
+    .option(
+      '--config <file>',
+      `configuration file (default ${DEFAULT_CONFIG_FILE} when it exists); flags override it`,
+    )
+    .option('--no-config', 'read no configuration file')
+    .action((flags: EnforcerFlags & { config?: string | false }, cmd: Command) =>
+      handleUsage(() =>
+        runEnforcer(resolveEnforcerFlags(flags, (key) => cmd.getOptionValueSource(key) === 'cli')),
+      ),
+    );
   enforcer
     .command('stop')
     .description(
