@@ -20,7 +20,10 @@ const COMPONENTS: ReadonlyArray<{ commands: readonly string[]; load: () => Promi
     load: async () => (await import('../enforcer/cli.js')).registerEnforcerCommands,
   },
   { commands: ['imds'], load: async () => (await import('../imds/cli.js')).registerImdsCommands },
-  { commands: ['install'], load: async () => (await import('../install/cli.js')).registerInstallCommands },
+  {
+    commands: ['install', 'uninstall'],
+    load: async () => (await import('../install/cli.js')).registerInstallCommands,
+  },
 ];
 
 /** Creates the `rtctl` program with the components that `command` needs (all of them when unknown). */

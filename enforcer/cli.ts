@@ -215,7 +215,7 @@ async function runEnforcer(flags: EnforcerFlags): Promise<void> {
  * `rtctl enforcer stop`: releases what a stopped enforcer left in force (pins, helper). Needs root; starts
  * nothing when nothing is in force.
  */
-async function releaseDataPlane(flags: { dataPlane: string; stateDir: string }): Promise<void> {
+export async function releaseDataPlane(flags: { dataPlane: string; stateDir: string }): Promise<void> {
   if (typeof process.getuid === 'function' && process.getuid() !== 0) {
     throw new ConfigError(
       'enforcer stop: permission denied: releasing a data plane needs root (kernel marks and pinned programs)',

@@ -7,6 +7,7 @@ import { parse } from 'yaml';
 import { toYamlStream } from '../compiler/emit/yaml-text.js';
 import { buildManifests } from './manifests.js';
 import { readValues, type ValuesError } from './values.js';
+import { registerUninstallCommand, runSystemdInstall } from './systemd/cli.js';
 
 const EXIT_USAGE = 2;
 
@@ -15,6 +16,8 @@ interface InstallFlags {
   output: 'yaml' | 'json';
   values?: string;
   set: string[];
+  systemd?: boolean;
+  exec?: string;
 }
 
 function fail(message: string): void {
@@ -85,5 +88,11 @@ export function registerInstallCommands(program: Command): void {
     .addOption(new Option('-o, --output <format>', 'output format').choices(['yaml', 'json']).default('yaml'))
     .option('-f, --values <file>', 'a YAML file of values (see charts/rtctl/values.yaml)')
     .option('--set <key=value>', 'set one value (repeatable)', (v: string, p: string[]) => [...p, v], [])
-    .action((flags: InstallFlags) => install(flags));
+    .option('--systemd', 'install the node enforcer as a systemd service on this host (install/systemd/)')
+    .option(
+      '--exec <command>',
+      'with --systemd: the rtctl the unit runs (default /usr/bin/rtctl or this one)',
+    )
+    .action((flags: InstallFlags) => (flags.systemd === true ? runSystemdInstall(flags) : install(flags)));
+  registerUninstallCommand(program);
 }
