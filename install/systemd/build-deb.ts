@@ -185,14 +185,19 @@ export function buildDeb(options: { outDir?: string; sourceDateEpoch?: string } 
   rmSync(join(app, 'package-lock.json'));
   rmSync(join(app, 'node_modules/.package-lock.json'), { force: true });
   pruneNodeModules(join(app, 'node_modules'));
-  chmodSync(join(app, 'dist/bin/rtctl.js'), 0o755);
-  // Scripts run with the shipped runtime, not a `node` on PATH (Debian's is too old).
+  // Nothing here is run as a script: the wrapper runs rtctl.js with the shipped runtime, and the dependencies'
+  // command-line scripts are not installed on PATH. Their `#!/usr/bin/env node` lines (Debian's node is too old
+  // to run them) become comments and their executable bits go.
+  for (const p of walk(app).filter((d) => d.endsWith('/node_modules/.bin')))
+    rmSync(p, { recursive: true, force: true });
   for (const p of walk(app)) {
-    if (!lstatSync(p).isFile()) continue;
-    const head = readFileSync(p).subarray(0, 64).toString('latin1');
-    if (/^#!\/usr\/bin\/env node\b/.test(head)) {
+    const st = lstatSync(p);
+    if (!st.isFile() || !/\.(c|m)?js$/.test(p)) continue;
+    const head = readFileSync(p).subarray(0, 128).toString('latin1');
+    if (/^#!.*\bnode\b/.test(head)) {
       const text = readFileSync(p, 'utf8');
-      writeFileSync(p, text.replace(/^#!\/usr\/bin\/env node\b/, '#!/usr/lib/rtctl/node'));
+      writeFileSync(p, text.replace(/^#![^\n]*/, '// (run with /usr/lib/rtctl/node)'));
+      chmodSync(p, 0o644);
     }
   }
   // Debug symbols stay out of the package, as dh_strip does.

@@ -2,8 +2,9 @@
 // for `rtctl install --systemd` and the Debian package. Hardening is as tight as the data planes allow:
 // - capabilities: fanotify_init and mount marks (CAP_SYS_ADMIN), /proc/<pid>/{root,exe,syscall} of other
 //   processes (CAP_SYS_PTRACE), files the helper reads for decisions (CAP_DAC_READ_SEARCH), the alert socket
-//   and log's group (CAP_CHOWN), BPF-LSM (CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN for cgroup programs,
-//   CAP_SYS_RESOURCE for the locked-memory limit of older kernels); nothing else;
+//   and log's group (CAP_CHOWN), BPF-LSM (CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN for cgroup programs); nothing
+//   else. CAP_SYS_RESOURCE is not kept: BPF maps are charged to the memory cgroup since Linux 5.11, and the
+//   real-kernel test (test/install/systemd/systemd-mode.test.ts) runs without it;
 // - the file system is read-only but for the state directory (/run/rtctl, kept across restarts because the
 //   data plane keeps enforcing while the process restarts), the alert log folder (/var/log/rtctl) and the
 //   BPF file system (pins);
@@ -33,7 +34,6 @@ export const ENFORCER_CAPABILITIES = [
   'CAP_BPF',
   'CAP_PERFMON',
   'CAP_NET_ADMIN',
-  'CAP_SYS_RESOURCE',
 ] as const;
 
 /** What the unit runs. */

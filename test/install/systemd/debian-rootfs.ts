@@ -2,8 +2,10 @@
 // packages), cached as a tar by the hash of its inputs outside the repository (RTCTL_TEST_CACHE, default
 // /var/cache/rtctl-test/), and unpacked into a new directory per use.
 import { execFileSync } from 'node:child_process';
+import { DEB_DEPENDS } from '../../../install/systemd/build-deb.js';
+import { REPO_ROOT } from '../../enforcer/support/enforcer-process.js';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -60,4 +62,20 @@ export function unpackRootfs(tar: string): string {
 /** Removes an unpacked root file system. */
 export function removeRootfs(root: string): void {
   rmSync(root, { recursive: true, force: true });
+}
+
+/** The packages the root file system needs besides minbase: the package's dependencies. */
+export const DEPENDENCY_PACKAGES = DEB_DEPENDS.map((d) => d.split(' ')[0] ?? d);
+
+/** The package under test: RTCTL_TEST_DEB, or a fresh `npm run build:deb`. */
+export function packageUnderTest(): string {
+  const given = process.env['RTCTL_TEST_DEB'];
+  if (given !== undefined && given !== '') return given;
+  execFileSync('npm', ['run', '--silent', 'build:deb'], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string })
+    .version;
+  return join(REPO_ROOT, 'dist', 'deb', `rtctl_${version}_amd64.deb`);
 }
