@@ -67,15 +67,20 @@ export function removeRootfs(root: string): void {
 /** The packages the root file system needs besides minbase: the package's dependencies. */
 export const DEPENDENCY_PACKAGES = DEB_DEPENDS.map((d) => d.split(' ')[0] ?? d);
 
-/** The package under test: RTCTL_TEST_DEB, or a fresh `npm run build:deb`. */
+/** The package built by this test process, if any. */
+let built: string | undefined;
+
+/** The package under test: RTCTL_TEST_DEB, or `npm run build:deb` (once per test process). */
 export function packageUnderTest(): string {
   const given = process.env['RTCTL_TEST_DEB'];
   if (given !== undefined && given !== '') return given;
+  if (built !== undefined) return built;
   execFileSync('npm', ['run', '--silent', 'build:deb'], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string })
     .version;
-  return join(REPO_ROOT, 'dist', 'deb', `rtctl_${version}_amd64.deb`);
+  built = join(REPO_ROOT, 'dist', 'deb', `rtctl_${version}_amd64.deb`);
+  return built;
 }
