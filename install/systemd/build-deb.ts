@@ -146,6 +146,17 @@ export function buildDeb(options: { outDir?: string; sourceDateEpoch?: string } 
   for (const need of ['dist/bin/rtctl.js', 'dist/native/rtctl-fanotify']) {
     if (!existsSync(join(ROOT, need))) throw new Error(`${need} is missing: run npm run build first`);
   }
+  // The package holds dist/: refuse a build older than the sources (npm run build:deb builds first).
+  const builtAt = lstatSync(join(ROOT, 'dist/bin/main.js')).mtimeMs;
+  for (const dir of ['bin', 'compiler', 'enforcer', 'imds', 'install', 'webhook']) {
+    const newer = walk(join(ROOT, dir)).find(
+      (p) => p.endsWith('.ts') && !p.endsWith('.d.ts') && lstatSync(p).mtimeMs > builtAt,
+    );
+    if (newer !== undefined)
+      throw new Error(
+        `${relative(ROOT, newer)} is newer than dist/: run npm run build (or npm run build:deb)`,
+      );
+  }
   const outDir = options.outDir ?? join(ROOT, 'dist', 'deb');
   const stage = join(ROOT, 'build', 'deb', 'stage');
   rmSync(stage, { recursive: true, force: true });
