@@ -12,6 +12,7 @@ import {
   type EnforcerConfig,
   type EnforcerFlags,
 } from './config.js';
+import { DEFAULT_CONFIG_FILE, resolveEnforcerFlags } from './config-file.js';
 import { DATA_PLANES, findDataPlane, type DataPlaneFactory } from './data-planes.js';
 import { createEnforcer, type Enforcer } from './enforcer.js';
 import { alertRequestOptions, formatAlertAddress } from './alerts/alert-address.js';
@@ -39,6 +40,7 @@ import {
 } from './io/rule-table-policy-source.js';
 import type { PolicySnapshot, PolicySource } from './policy-source.js';
 import type { DataPlane } from './data-plane.js';
+import { DEFAULT_NON_KUBERNETES_NAMESPACE } from './workload.js';
 import { formatProbeReport, probeKernel } from './probe.js';
 import { OutputSpecError, parseOutputSpecs, type OutputSpec } from './outputs/output-spec.js';
 import { createAlertOutput, createAlertOutputs, type AlertOutputs } from './outputs/alert-outputs.js';
@@ -251,6 +253,8 @@ async function runEnforcer(flags: EnforcerFlags & { alertOutput?: string[] }): P
       containers: createContainerdLister({
         socket: config.containerdSocket,
         namespace: config.containerdNamespace,
+        namespaces: config.containerdNamespaces,
+        nonKubernetesNamespace: config.nonKubernetesNamespace,
         logger,
       }),
       plane,
@@ -259,6 +263,7 @@ async function runEnforcer(flags: EnforcerFlags & { alertOutput?: string[] }): P
       clusterName: config.clusterName,
       nodeName: config.nodeName,
       nodeLabels: config.nodeLabels,
+      postureSettings: config.postures,
       pollMs: config.pollMs,
       logger,
       ...(log !== undefined ? { alertLog: log } : {}),
@@ -295,7 +300,7 @@ async function runEnforcer(flags: EnforcerFlags & { alertOutput?: string[] }): P
  * `rtctl enforcer stop`: releases what a stopped enforcer left in force (pins, helper). Needs root; starts
  * nothing when nothing is in force.
  */
-async function releaseDataPlane(flags: { dataPlane: string; stateDir: string }): Promise<void> {
+export async function releaseDataPlane(flags: { dataPlane: string; stateDir: string }): Promise<void> {
   if (typeof process.getuid === 'function' && process.getuid() !== 0) {
     throw new ConfigError(
       'enforcer stop: permission denied: releasing a data plane needs root (kernel marks and pinned programs)',
@@ -579,7 +584,15 @@ export function registerEnforcerCommands(program: Command): void {
       [],
     )
     .option('--containerd-socket <path>', 'containerd socket', '/run/containerd/containerd.sock')
-    .option('--containerd-namespace <ns>', 'containerd namespace', 'k8s.io')
+    .option(
+      '--containerd-namespace <ns>',
+      'containerd namespaces to list, comma-separated (k8s.io under the kubelet; default for ctr and nerdctl, moby for Docker)',
+      'k8s.io',
+    )
+    .option(
+      '--non-kubernetes-namespace <ns>',
+      `namespace of containers without Kubernetes labels that name none with security.runtime.com/namespace (default ${DEFAULT_NON_KUBERNETES_NAMESPACE})`,
+    )
     .option(
       '--listen <address>',
       'alert stream: a unix socket path (default <state-dir>/alerts.sock) or host:port for TCP (opt-in, for the relay)',
@@ -608,10 +621,30 @@ export function registerEnforcerCommands(program: Command): void {
       [],
     )
     .option(
+      '--host-posture <postures>',
+      'postures of the host workload: audit (default) or block (protect mode), or per class: file=block,network=audit,capabilities=audit',
+    )
+    .option(
+      '--default-posture <postures>',
+      'default postures of every namespace (a Namespace annotation overrides them per class): audit, block, or per class',
+    )
+    .option(
       '--release-on-exit',
       'stop enforcing when this process exits (default: the data plane keeps enforcing)',
     )
-    .action((flags: EnforcerFlags & { alertOutput: string[] }) => handleUsage(() => runEnforcer(flags)));
+    .option(
+      '--config <file>',
+      `configuration file (default ${DEFAULT_CONFIG_FILE} when it exists); flags override it`,
+    )
+    .option('--no-config', 'read no configuration file')
+    .action((flags: EnforcerFlags & { alertOutput: string[]; config?: string | false }, cmd: Command) =>
+      handleUsage(() =>
+        runEnforcer({
+          ...resolveEnforcerFlags(flags, (key) => cmd.getOptionValueSource(key) === 'cli'),
+          alertOutput: flags.alertOutput,
+        }),
+      ),
+    );
   enforcer
     .command('stop')
     .description(

@@ -2,9 +2,11 @@
 import { hostname } from 'node:os';
 import { parseListenAddress } from '../compiler/net/listen-address.js';
 import { join } from 'node:path';
+import { parsePostureSpec, type DeclaredPostures, type PostureSettings } from '../compiler/model/posture.js';
 import { AlertAddressError, parseAlertAddress, type AlertAddress } from './alerts/alert-address.js';
 import { ALERT_LOG_DEFAULTS } from './io/alert-log.js';
 import { lookupGroupId } from './io/group-id.js';
+import { DEFAULT_NON_KUBERNETES_NAMESPACE, isNamespaceName } from './workload.js';
 
 /** Where policies come from. */
 export type PolicySourceConfig =
@@ -21,7 +23,12 @@ export interface EnforcerConfig {
   clusterName: string;
   nodeLabels: Record<string, string>;
   containerdSocket: string;
+  /** The first of `containerdNamespaces` (kept for readers of one namespace). */
   containerdNamespace: string;
+  /** containerd namespaces listed for containers, in order (`k8s.io` under the kubelet; `default`, `moby`). */
+  containerdNamespaces: string[];
+  /** Namespace of containers without Kubernetes labels that name none (docs/enforcer.md). */
+  nonKubernetesNamespace: string;
   /** Alert stream address: a unix socket (default `<state-dir>/alerts.sock`) or TCP (opt-in). */
   listen: AlertAddress;
   /** Group id given the alert socket (0660) and the alert log files (0640); default the process's. */
@@ -37,6 +44,8 @@ export interface EnforcerConfig {
   releaseOnExit: boolean;
   /** Kubernetes mode: the node report and the release request (install namespace, write bounds). */
   nodeStatus: { namespace: string; minIntervalMs: number; heartbeatMs: number };
+  /** Host postures (protect or audit mode) and namespace default postures. */
+  postures: PostureSettings;
 }
 
 /** Install namespace when neither --namespace nor POD_NAMESPACE gives one. */
@@ -66,6 +75,9 @@ export interface EnforcerFlags {
   namespace?: string;
   statusIntervalMs?: string;
   statusHeartbeatMs?: string;
+  hostPosture?: string;
+  defaultPosture?: string;
+  nonKubernetesNamespace?: string;
 }
 
 /** A configuration error, shown to the user with exit code 2. */
@@ -115,6 +127,13 @@ function parseCount(flag: string, value: string, min: number, max: number): numb
   return n;
 }
 
+/** Parses `--host-posture`/`--default-posture`: `block`, `audit`, or `file=block,network=audit`. */
+export function parsePostureFlag(flag: string, value: string): DeclaredPostures {
+  const parsed = parsePostureSpec(value);
+  if (typeof parsed === 'string') throw new ConfigError(`${flag}: ${parsed}`);
+  return parsed;
+}
+
 /** Builds the configuration from flags; throws ConfigError on a usage mistake. */
 export function readEnforcerConfig(
   flags: EnforcerFlags,
@@ -143,6 +162,25 @@ export function readEnforcerConfig(
   const pollMs = Number(flags.pollMs);
   if (!Number.isFinite(pollMs) || pollMs < 50)
     throw new ConfigError('--poll-ms: a number of milliseconds >= 50');
+  const containerdNamespaces = [
+    ...new Set(
+      flags.containerdNamespace
+        .split(',')
+        .map((n) => n.trim())
+        .filter((n) => n !== ''),
+    ),
+  ];
+  for (const n of containerdNamespaces) {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,75}$/.test(n))
+      throw new ConfigError(`--containerd-namespace: not a containerd namespace name: "${n}"`);
+  }
+  const first = containerdNamespaces[0];
+  if (first === undefined) throw new ConfigError('--containerd-namespace: give at least one namespace');
+  const nonKubernetesNamespace = flags.nonKubernetesNamespace ?? DEFAULT_NON_KUBERNETES_NAMESPACE;
+  if (!isNamespaceName(nonKubernetesNamespace))
+    throw new ConfigError(
+      `--non-kubernetes-namespace: not a namespace name (RFC 1123 label): "${nonKubernetesNamespace}"`,
+    );
   const listen = parseAddressFlag('--listen', flags.listen ?? join(flags.stateDir, 'alerts.sock'));
   const config: EnforcerConfig = {
     source,
@@ -151,7 +189,9 @@ export function readEnforcerConfig(
     clusterName: flags.clusterName,
     nodeLabels,
     containerdSocket: flags.containerdSocket,
-    containerdNamespace: flags.containerdNamespace,
+    containerdNamespace: first,
+    containerdNamespaces,
+    nonKubernetesNamespace,
     listen,
     maxConnections:
       flags.maxConnections === undefined
@@ -179,7 +219,12 @@ export function readEnforcerConfig(
           ? 60000
           : parseCount('--status-heartbeat-ms', flags.statusHeartbeatMs, 1000, 3_600_000),
     },
+    postures: {},
   };
+  if (flags.hostPosture !== undefined)
+    config.postures.host = parsePostureFlag('--host-posture', flags.hostPosture);
+  if (flags.defaultPosture !== undefined)
+    config.postures.defaults = parsePostureFlag('--default-posture', flags.defaultPosture);
   if (flags.alertLog !== undefined) config.alertLog = flags.alertLog;
   if (flags.group !== undefined) config.gid = parseGroupFlag(flags.group, lookupGroup);
   return config;

@@ -4,6 +4,7 @@
 // Start-up releases what it started when a later step fails: the data plane is stopped (and released
 // unless it was already enforcing a state kept from a previous run), the policy source closed.
 import type { Logger } from 'pino';
+import type { PostureSettings } from '../compiler/model/posture.js';
 import type { DataPlane, DataPlaneStats } from './data-plane.js';
 import type { EnforcementTarget } from '../compiler/enforcement/enforcement-table.js';
 import {
@@ -28,6 +29,8 @@ export interface EnforcerOptions {
   hub: AlertHub;
   clusterName: string;
   nodeName: string;
+  /** Configured host and default postures (docs/semantics.md "Postures"). */
+  postureSettings?: PostureSettings;
   /** Node labels when the source gives none (directory mode). */
   nodeLabels: Record<string, string>;
   /** Workload poll period, ms. */
@@ -132,6 +135,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
         ...(snap.ruleTable !== undefined ? { ruleTable: snap.ruleTable } : { ruleSet: snap.ruleSet }),
         workloads,
         postures: snap.postures,
+        ...(options.postureSettings !== undefined ? { postureSettings: options.postureSettings } : {}),
         nodeLabels: snap.nodeLabels ?? options.nodeLabels,
       },
       generation + 1,

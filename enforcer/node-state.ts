@@ -1,5 +1,5 @@
 // Computes the enforcement state of a node (pure): the rule table of every policy, and for each workload the
-// policies selecting it (its policy set) and its namespace postures. Workloads no policy selects are left out.
+// policies selecting it (its policy set) and its postures (the oracle's precedence). Workloads no policy selects are left out.
 // The table is built once from the rule set (records and bytes together), or given already compiled
 // (`rtctl enforcer run --rule-table`), in which case the policy sets come from the table's selector records.
 import { buildRuleTableImage, orderRuleTable } from '../compiler/rule-table/build-rule-table.js';
@@ -7,14 +7,17 @@ import type { LoadedRuleTable } from '../compiler/rule-table/read-rule-table.js'
 import type { PolicyRecord, RuleTableImage } from '../compiler/rule-table/rule-table-records.js';
 import { isTargetSelecting } from '../compiler/decide/select-policies.js';
 import type { RuleSet } from '../compiler/ir/rule-set.js';
-import { DEFAULT_POSTURES } from '../compiler/model/posture.js';
-import type { EnforcementState, Postures, WorkloadEnforcement } from './data-plane.js';
+import { getWorkloadPostures } from '../compiler/decide/workload-postures.js';
+import type { DeclaredPostures, PostureSettings } from '../compiler/model/posture.js';
+import type { EnforcementState, WorkloadEnforcement } from './data-plane.js';
 import { toDecisionWorkload, type Workload } from './workload.js';
 
 interface NodeInputsBase {
   workloads: readonly Workload[];
-  /** Postures by namespace name; missing namespaces use the defaults. */
-  postures: ReadonlyMap<string, Postures>;
+  /** Postures each Namespace declares (its annotations), by namespace name. */
+  postures: ReadonlyMap<string, DeclaredPostures>;
+  /** Configured host and default postures (docs/semantics.md "Postures"); none: `audit` unless annotated. */
+  postureSettings?: Readonly<PostureSettings>;
   nodeLabels: Record<string, string>;
 }
 
@@ -75,7 +78,11 @@ export function buildNodeState(inputs: NodeInputs, generation: number): NodeStat
     enforced.push({
       anchor: { key: w.key, host: w.kind === 'host', pid: w.pid, cgroupPath: w.cgroupPath },
       policies: selected,
-      postures: inputs.postures.get(w.namespace) ?? DEFAULT_POSTURES,
+      postures: getWorkloadPostures(
+        toDecisionWorkload(w, inputs.nodeLabels),
+        inputs.postures,
+        inputs.postureSettings,
+      ),
     });
     byKey.set(w.key, w);
   }

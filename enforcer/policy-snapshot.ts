@@ -9,14 +9,13 @@ import {
   type SourceText,
 } from '../compiler/lint.js';
 import { Severity } from '../compiler/diagnostics/diagnostic.js';
-import { resolvePostures } from '../compiler/model/posture.js';
 import type { PolicySnapshot } from './policy-source.js';
 
 function toSnapshot(lint: LintResult): PolicySnapshot {
   return {
     ruleSet: lint.ruleSet,
     diagnostics: lint.diagnostics.filter((d) => d.severity !== Severity.Info),
-    postures: new Map([...lint.namespacePostures].map(([ns, n]) => [ns, resolvePostures(n.postures)])),
+    postures: new Map([...lint.namespacePostures].map(([ns, n]) => [ns, n.postures])),
   };
 }
 

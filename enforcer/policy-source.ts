@@ -2,7 +2,7 @@
 // the Kubernetes API server. A source calls back with a complete snapshot whenever something changed.
 import type { Diagnostic } from '../compiler/diagnostics/diagnostic.js';
 import type { RuleSet } from '../compiler/ir/rule-set.js';
-import type { Postures } from './data-plane.js';
+import type { DeclaredPostures } from '../compiler/model/posture.js';
 import type { LoadedRuleTable } from '../compiler/rule-table/read-rule-table.js';
 
 /** Everything a source knows at one moment. */
@@ -10,8 +10,8 @@ export interface PolicySnapshot {
   ruleSet: RuleSet;
   /** Findings of the policies read (documents with errors are left out of the rule set). */
   diagnostics: Diagnostic[];
-  /** Namespace postures by namespace name. */
-  postures: Map<string, Postures>;
+  /** Postures each Namespace declares (annotated classes only), by namespace name. */
+  postures: Map<string, DeclaredPostures>;
   /** Labels of this node (host policies select by them), when the source knows them. */
   nodeLabels?: Record<string, string>;
   /** Pod labels by `namespace/name`, when the source knows them (Kubernetes). */

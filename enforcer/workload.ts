@@ -41,11 +41,33 @@ function isRuntimeLabel(key: string): boolean {
   );
 }
 
+/** The label that names the namespace of a container without Kubernetes (docs/enforcer.md). */
+export const NAMESPACE_LABEL = 'security.runtime.com/namespace';
+
+/** The namespace of containers without Kubernetes that name none (`--non-kubernetes-namespace`). */
+export const DEFAULT_NON_KUBERNETES_NAMESPACE = 'default';
+
+/** Label nerdctl gives a container with its name (`nerdctl run --name`). */
+const NERDCTL_NAME_LABEL = 'nerdctl/name';
+
+/** A Kubernetes namespace name (RFC 1123 label): what a namespace label must be. */
+export function isNamespaceName(value: string): boolean {
+  return value.length <= 63 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(value);
+}
+
+/** True when the kubelet created the container (it carries the pod's namespace label). */
+export function isKubernetesContainer(labels: Readonly<Record<string, string>>): boolean {
+  return Object.hasOwn(labels, KubeletLabel.PodNamespace);
+}
+
 /**
- * Identity of a container from its containerd record. Pod name, namespace and container name come from the
- * kubelet's labels; pod labels are the container's remaining labels unless the API server supplied the pod's
- * (`podLabels`). A container without the kubelet's namespace label has an empty namespace and is selected by
- * no RuntimePolicy.
+ * Identity of a container from its containerd record.
+ * - A pod container (the kubelet's labels): pod name, namespace and container name come from those labels;
+ *   pod labels are the container's remaining labels unless the API server supplied the pod's (`podLabels`).
+ * - A container without Kubernetes (plain containerd, nerdctl, Docker): its own labels are its labels, its
+ *   namespace is the `security.runtime.com/namespace` label or else `nonKubernetesNamespace` (default
+ *   `default`), its name is nerdctl's name label or else its id, and it has no pod. A namespace label that
+ *   is not a namespace name gives the empty namespace, which no RuntimePolicy selects (the lister warns).
  */
 export function describeContainer(input: {
   id: string;
@@ -54,9 +76,26 @@ export function describeContainer(input: {
   pid: number;
   cgroupPath: string;
   podLabels?: Record<string, string>;
+  nonKubernetesNamespace?: string;
 }): Workload {
   const own: Record<string, string> = {};
   for (const [k, v] of Object.entries(input.labels)) if (!isRuntimeLabel(k)) own[k] = v;
+  if (!isKubernetesContainer(input.labels)) {
+    const named = input.labels[NAMESPACE_LABEL];
+    const valid = named === undefined || isNamespaceName(named);
+    return {
+      key: input.id,
+      kind: WorkloadKind.Container,
+      containerId: input.id,
+      containerName: input.labels[NERDCTL_NAME_LABEL] ?? input.id,
+      image: input.image,
+      podName: '',
+      namespace: valid ? (named ?? input.nonKubernetesNamespace ?? DEFAULT_NON_KUBERNETES_NAMESPACE) : '',
+      podLabels: own,
+      pid: input.pid,
+      cgroupPath: input.cgroupPath,
+    };
+  }
   return {
     key: input.id,
     kind: WorkloadKind.Container,

@@ -15,6 +15,7 @@ import { runVerify } from './cluster/verify-run.js';
 import { createKubeClient, KubeError, loadKubeConfig } from './io/kube-client.js';
 import { buildManifests } from './manifests.js';
 import { readValues, type InstallValues, type ValuesError } from './values.js';
+import { runSystemdInstall, runSystemdUninstall } from './systemd/cli.js';
 
 const EXIT_USAGE = 2;
 /** Default bound of every wait (CRDs established, workloads ready, nodes released). */
@@ -25,6 +26,8 @@ const POLL_MS = 2000;
 interface ValuesFlags {
   values?: string;
   set: string[];
+  systemd?: boolean;
+  exec?: string;
 }
 
 interface ClusterFlags {
@@ -45,6 +48,7 @@ interface InstallFlags extends ValuesFlags, ClusterFlags {
 interface UninstallFlags extends ValuesFlags, ClusterFlags {
   purge?: boolean;
   force?: boolean;
+  stateDir: string;
 }
 
 function fail(message: string): void {
@@ -250,13 +254,28 @@ export function registerInstallCommands(program: Command): void {
       .option('--cert-manager', "use cert-manager's Issuer and Certificate for the webhook certificate")
       .option('--verify', 'wait for the enforcers and Deployments to be ready and print what each node runs')
       .option('--force-conflicts', 'take over fields another field manager owns (server-side apply force)')
-      .option('--upgrade', 'replace an install of another rtctl version'),
-  ).action((flags: InstallFlags) => install(flags));
+      .option('--upgrade', 'replace an install of another rtctl version')
+      .option(
+        '--systemd',
+        'install the node enforcer as a systemd service on this host instead (install/systemd/)',
+      )
+      .option(
+        '--exec <command>',
+        'with --systemd: the rtctl the unit runs (default /usr/bin/rtctl or this one)',
+      ),
+  ).action((flags: InstallFlags) => (flags.systemd === true ? runSystemdInstall(flags) : install(flags)));
   withValuesAndCluster(
     program
       .command('uninstall')
       .description('Release enforcement on every node, then delete what rtctl install created')
       .option('--purge', 'also delete the CRDs, and with them every RuntimePolicy and RuntimeHostPolicy')
-      .option('--force', 'delete even when nodes did not release enforcement within --timeout'),
-  ).action((flags: UninstallFlags) => uninstall(flags));
+      .option('--force', 'delete even when nodes did not release enforcement within --timeout')
+      .option(
+        '--systemd',
+        'instead: stop, disable and remove the node enforcer unit of this host, and release enforcement',
+      )
+      .option('--state-dir <dir>', 'with --systemd: the enforcer state directory to release', '/run/rtctl'),
+  ).action((flags: UninstallFlags) =>
+    flags.systemd === true ? runSystemdUninstall(flags) : uninstall(flags),
+  );
 }

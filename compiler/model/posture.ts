@@ -118,3 +118,61 @@ export function readDeclaredPostures(
 export function readNamespacePostures(annotations: Readonly<Record<string, unknown>> | undefined): Postures {
   return resolvePostures(readDeclaredPostures(annotations));
 }
+
+/**
+ * Postures set for a whole node by the enforcer's configuration (`/etc/rtctl/enforcer.yaml`, or the install's
+ * values), below the Namespace annotations. Precedence, per class (docs/semantics.md "Postures"):
+ * - a container: its Namespace's annotation, else `defaults`, else `audit`;
+ * - the host workload (no Namespace): `host`, else `audit` (`defaults` are for namespaces, not the host).
+ */
+export interface PostureSettings {
+  /** Postures of the host workload (host processes, RuntimeHostPolicy): the seed's "protect or audit mode". */
+  host?: DeclaredPostures;
+  /** Default postures of every namespace, per class; a Namespace annotation overrides them. */
+  defaults?: DeclaredPostures;
+}
+
+/** No configured postures: every class `audit` unless a Namespace annotates it. */
+export const NO_POSTURE_SETTINGS: Readonly<PostureSettings> = Object.freeze({});
+
+/** Declared postures over defaults, per class: the first declared value, else `audit`. */
+export function layerPostures(...layers: readonly (DeclaredPostures | undefined)[]): Postures {
+  const pick = (cls: PostureClass): Posture => {
+    for (const layer of layers) {
+      const value = layer?.[cls];
+      if (value !== undefined) return value;
+    }
+    return DEFAULT_POSTURE;
+  };
+  return { file: pick('file'), network: pick('network'), capabilities: pick('capabilities') };
+}
+
+/** The postures of a workload by the precedence of PostureSettings: the one rule every component follows. */
+export function resolveWorkloadPostures(
+  workload: { host: boolean; namespace?: DeclaredPostures | undefined },
+  settings: Readonly<PostureSettings> = NO_POSTURE_SETTINGS,
+): Postures {
+  return workload.host ? layerPostures(settings.host) : layerPostures(workload.namespace, settings.defaults);
+}
+
+/**
+ * Parses postures as a user writes them in a flag: one value for every class (`block`), or per class
+ * (`file=block,network=audit`). Returns the message of the first mistake instead.
+ */
+export function parsePostureSpec(text: string): DeclaredPostures | string {
+  const trimmed = text.trim();
+  if (isPosture(trimmed)) return { file: trimmed, network: trimmed, capabilities: trimmed };
+  const declared: DeclaredPostures = {};
+  for (const raw of trimmed.split(',')) {
+    const item = raw.trim();
+    const eq = item.indexOf('=');
+    const cls = item.slice(0, eq).trim();
+    const value = item.slice(eq + 1).trim();
+    if (eq <= 0 || !isPostureClass(cls)) {
+      return `expected audit, block, or class=posture pairs separated by commas (classes: file, network, capabilities; process follows file), got ${JSON.stringify(item)}`;
+    }
+    if (!isPosture(value)) return `${cls} must be audit or block, got ${JSON.stringify(value)}`;
+    declared[cls] = value;
+  }
+  return declared;
+}

@@ -3,7 +3,7 @@
 // KubeFeeds; every change produces a new snapshot (after a short quiet period, so a burst gives one).
 import type { Logger } from 'pino';
 import type { SourceObject } from '../../compiler/lint.js';
-import { readNamespacePostures } from '../../compiler/model/posture.js';
+import { readDeclaredPostures } from '../../compiler/model/posture.js';
 import { buildSnapshotFromObjects } from '../policy-snapshot.js';
 import {
   policyObjectKey,
@@ -69,7 +69,7 @@ export function createKubernetesPolicySource(options: KubernetesSourceOptions): 
     s.policyMetadata = metadata;
     for (const ns of caches.namespaces.values()) {
       const name = ns.metadata?.name;
-      if (name) s.postures.set(name, readNamespacePostures(ns.metadata?.annotations));
+      if (name) s.postures.set(name, readDeclaredPostures(ns.metadata?.annotations));
     }
     const node = [...caches.nodes.values()].find((n) => n.metadata?.name === options.nodeName);
     if (node) s.nodeLabels = { ...(node.metadata?.labels ?? {}) };

@@ -39,6 +39,21 @@ describe('enforcer configuration', () => {
     { name: 'a label without =', flags: { policyDir: '/p', nodeLabel: ['zone'] }, message: /--node-label/ },
     { name: 'a tiny poll period', flags: { policyDir: '/p', pollMs: '5' }, message: /--poll-ms/ },
     { name: 'a bad port', flags: { policyDir: '/p', listen: '127.0.0.1:99999' }, message: /--listen/ },
+    {
+      name: 'an unknown host posture',
+      flags: { policyDir: '/p', hostPosture: 'protect' },
+      message: /--host-posture: expected audit, block/,
+    },
+    {
+      name: 'an unknown posture class',
+      flags: { policyDir: '/p', defaultPosture: 'process=block' },
+      message: /--default-posture: .*"process=block"/,
+    },
+    {
+      name: 'a bad posture value of a class',
+      flags: { policyDir: '/p', defaultPosture: 'file=Block' },
+      message: /--default-posture: file must be audit or block, got "Block"/,
+    },
   ];
   for (const c of bad) {
     it(`refuses ${c.name} with a ConfigError`, () => {
@@ -97,5 +112,21 @@ describe('enforcer configuration', () => {
     assert.deepEqual(parseListen('0.0.0.0:80'), { host: '0.0.0.0', port: 80 });
     assert.deepEqual(parseListen('[::1]:4280'), { host: '::1', port: 4280 });
     assert.deepEqual(parseListen('4280'), { host: '127.0.0.1', port: 4280 });
+  });
+
+  it('reads host postures (protect or audit mode) and namespace default postures', () => {
+    assert.deepEqual(readEnforcerConfig({ ...base, policyDir: '/p' }).postures, {});
+    assert.deepEqual(
+      readEnforcerConfig({
+        ...base,
+        policyDir: '/p',
+        hostPosture: 'block',
+        defaultPosture: 'file=block, network=audit',
+      }).postures,
+      {
+        host: { file: 'block', network: 'block', capabilities: 'block' },
+        defaults: { file: 'block', network: 'audit' },
+      },
+    );
   });
 });

@@ -2,8 +2,9 @@
 import assert from 'node:assert/strict';
 import { lintTexts } from '../../compiler/lint.js';
 import { buildNodeState } from '../../enforcer/node-state.js';
-import { readNamespacePostures } from '../../compiler/model/posture.js';
-import { describeContainer, describeHost } from '../../enforcer/workload.js';
+import { readDeclaredPostures, readNamespacePostures } from '../../compiler/model/posture.js';
+import { getWorkloadPostures } from '../../compiler/decide/workload-postures.js';
+import { describeContainer, describeHost, toDecisionWorkload } from '../../enforcer/workload.js';
 
 const POLICIES = `apiVersion: security.runtime.com/v1
 kind: RuntimePolicy
@@ -126,5 +127,40 @@ describe('node state', () => {
       }),
       { file: 'block', network: 'audit', capabilities: 'audit' },
     );
+  });
+
+  it('gives the host its configured postures and containers the defaults under their annotations (the oracle)', () => {
+    const declared = new Map([['ns-a', readDeclaredPostures({ 'runtime-file-posture': 'audit' })]]);
+    const settings = {
+      host: { file: 'block', network: 'block' },
+      defaults: { file: 'block', capabilities: 'block' },
+    } as const;
+    const node = buildNodeState(
+      {
+        ruleSet: lint.ruleSet,
+        workloads,
+        postures: declared,
+        postureSettings: settings,
+        nodeLabels: { 'kubernetes.io/hostname': 'node-1' },
+      },
+      1,
+    );
+    const got = new Map(node.state.workloads.map((w) => [w.anchor.key, w.postures]));
+    assert.deepEqual(got.get('host'), { file: 'block', network: 'block', capabilities: 'audit' });
+    assert.deepEqual(got.get('web'), { file: 'audit', network: 'audit', capabilities: 'block' });
+    for (const w of workloads) {
+      const enforced = got.get(w.key);
+      if (enforced === undefined) continue;
+      assert.deepEqual(
+        enforced,
+        getWorkloadPostures(toDecisionWorkload(w, {}), declared, settings),
+        `${w.key}: the node state's postures are the oracle's`,
+      );
+    }
+    const without = buildNodeState(
+      { ruleSet: lint.ruleSet, workloads, postures: declared, nodeLabels: {} },
+      1,
+    );
+    assert.notEqual(without.fingerprint, node.fingerprint, 'a posture change is a state change');
   });
 });

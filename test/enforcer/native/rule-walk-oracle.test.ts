@@ -58,7 +58,7 @@ describe('fanotify helper lookup walk vs the decision oracle', function () {
       policy: string | null;
     }[] = [];
     const policyNames: string[][] = [];
-    for (const { ruleSet, workload, operations, postures } of scenarios) {
+    scenarios.forEach(({ ruleSet, workload, operations, postures }, index) => {
       // The policy set as the enforcer computes it for this workload.
       const w =
         workload.kind === 'host'
@@ -70,11 +70,29 @@ describe('fanotify helper lookup walk vs the decision oracle', function () {
               pid: 2,
               cgroupPath: '',
             });
+      // The postures reach the walk the way the enforcer hands them over: host postures from the configuration
+      // (the host), a Namespace annotation or the configured defaults (containers, alternately), resolved by
+      // the node state; the oracle gets the scenario's postures directly.
+      const viaDefaults = index % 2 === 0;
       const node = buildNodeState(
-        { ruleSet, workloads: [w], postures: new Map(), nodeLabels: { ...workload.nodeLabels } },
+        {
+          ruleSet,
+          workloads: [w],
+          postures: viaDefaults ? new Map() : new Map([[workload.namespace, postures]]),
+          postureSettings:
+            workload.kind === 'host'
+              ? { host: postures, defaults: { file: 'block', network: 'block', capabilities: 'block' } }
+              : viaDefaults
+                ? { defaults: postures, host: { file: 'block', network: 'block', capabilities: 'block' } }
+                : {},
+          nodeLabels: { ...workload.nodeLabels },
+        },
         1,
       );
       const set = node.state.workloads[0]?.policies ?? [];
+      // No policy selects the workload: it is not enforced, so no posture reaches the walk (nothing is
+      // least-permissive either).
+      const walkPostures = node.state.workloads[0]?.postures ?? postures;
       const table = node.state.table.bytes;
       chunks.push(Buffer.from(`table ${table.byteLength}\n`), Buffer.from(table));
       const names = orderRuleTable(ruleSet).policies.map((p) => p.name);
@@ -87,7 +105,7 @@ describe('fanotify helper lookup walk vs the decision oracle', function () {
           op.operation === Operation.Process ? kernelView.parentExecutable : kernelView.executable;
         chunks.push(
           Buffer.from(
-            `Q ${CLASS[op.operation]} ${op.write ? 1 : 0} ${op.owner ? 1 : 0} ${op.tty ? 1 : 0} ${postureOf(postures, op.operation)} ${set.length > 0 ? set.join(',') : '-'} ${hex(normalizeResource(kernelView))} ${hex(actor)}\n`,
+            `Q ${CLASS[op.operation]} ${op.write ? 1 : 0} ${op.owner ? 1 : 0} ${op.tty ? 1 : 0} ${postureOf(walkPostures, op.operation)} ${set.length > 0 ? set.join(',') : '-'} ${hex(normalizeResource(kernelView))} ${hex(actor)}\n`,
           ),
         );
         expected.push({
@@ -99,7 +117,7 @@ describe('fanotify helper lookup walk vs the decision oracle', function () {
         });
         policyNames.push(names);
       }
-    }
+    });
     const r = spawnSync(helper, ['--decide'], {
       input: Buffer.concat(chunks),
       encoding: 'utf8',

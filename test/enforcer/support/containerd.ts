@@ -95,6 +95,16 @@ export interface Containerd {
     /** Bind mounts: host source → container destination (read-only). */
     mounts?: { source: string; destination: string }[];
   }): Promise<TestContainer>;
+  /**
+   * Runs a container the way plain containerd (ctr, nerdctl) does, without Kubernetes: only the given labels
+   * (no io.kubernetes.* ones), in the given containerd namespace (default `default`; the image is imported
+   * there first).
+   */
+  runPlainContainer(spec: {
+    id: string;
+    labels: Record<string, string>;
+    containerdNamespace?: string;
+  }): Promise<{ id: string; pid: number; containerdNamespace: string }>;
   exec(id: string, argv: readonly string[]): Promise<ExecResult>;
   removeContainer(id: string): Promise<void>;
   stop(): Promise<void>;
@@ -211,9 +221,11 @@ export async function startContainerd(
   const daemon: ChildProcess = spawn('containerd', ['--config', join(dir, 'config.toml')], {
     stdio: ['ignore', log, log],
   });
-  const ctr = async (args: readonly string[]): Promise<ExecResult> => {
+  /** containerd namespace of each container the test created (pod containers: k8s.io). */
+  const namespaceOf = new Map<string, string>();
+  const ctrIn = async (namespace: string, args: readonly string[]): Promise<ExecResult> => {
     try {
-      const r = await run('ctr', ['-a', socket, '-n', CONTAINERD_NAMESPACE, ...args], {
+      const r = await run('ctr', ['-a', socket, '-n', namespace, ...args], {
         maxBuffer: 16 << 20,
       });
       return { code: 0, stdout: r.stdout, stderr: r.stderr };
@@ -226,6 +238,11 @@ export async function startContainerd(
       };
     }
   };
+  const ctr = (args: readonly string[]): Promise<ExecResult> => ctrIn(CONTAINERD_NAMESPACE, args);
+  const ctrOf = (id: string, args: readonly string[]): Promise<ExecResult> =>
+    ctrIn(namespaceOf.get(id) ?? CONTAINERD_NAMESPACE, args);
+  const imported = new Set<string>([CONTAINERD_NAMESPACE]);
+  let imageTar = '';
   const fail = async (err: unknown): Promise<never> => {
     daemon.kill('SIGTERM');
     await new Promise((r) => (daemon.exitCode !== null ? r(undefined) : daemon.once('exit', r)));
@@ -248,8 +265,9 @@ export async function startContainerd(
     }
     if (!up) throw new Error('containerd did not start');
     const tar = await buildImageTar(join(dir, 'image'), extraFiles);
-    const imported = await ctr(['images', 'import', tar]);
-    if (imported.code !== 0) throw new Error(`image import failed: ${imported.stderr}`);
+    imageTar = tar;
+    const importResult = await ctr(['images', 'import', tar]);
+    if (importResult.code !== 0) throw new Error(`image import failed: ${importResult.stderr}`);
     const images = await ctr(['images', 'ls']);
     digest = /sha256:[0-9a-f]{64}/.exec(
       images.stdout.split('\n').find((l) => l.startsWith(BUSYBOX_IMAGE)) ?? '',
@@ -295,18 +313,37 @@ export async function startContainerd(
         pid,
       };
     },
+    async runPlainContainer(spec) {
+      const namespace = spec.containerdNamespace ?? 'default';
+      if (!imported.has(namespace)) {
+        const r = await ctrIn(namespace, ['images', 'import', imageTar]);
+        if (r.code !== 0) throw new Error(`image import into ${namespace} failed: ${r.stderr}`);
+        imported.add(namespace);
+      }
+      const args = ['run', '-d', '--runc-root', join(dir, 'runc')];
+      for (const [k, v] of Object.entries(spec.labels)) args.push('--label', `${k}=${v}`);
+      args.push(BUSYBOX_IMAGE, spec.id, '/bin/sleep', '100000');
+      const r = await ctrIn(namespace, args);
+      if (r.code !== 0) throw new Error(`ctr run ${spec.id} failed: ${r.stderr}`);
+      containers.add(spec.id);
+      namespaceOf.set(spec.id, namespace);
+      const tasks = await ctrIn(namespace, ['tasks', 'ls']);
+      const row = tasks.stdout.split('\n').find((l) => l.split(/\s+/)[0] === spec.id);
+      return { id: spec.id, pid: Number(row?.split(/\s+/)[1] ?? 0), containerdNamespace: namespace };
+    },
     exec(id, argv) {
       const execId = `e${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
-      return ctr(['tasks', 'exec', '--exec-id', execId, id, ...argv]);
+      return ctrOf(id, ['tasks', 'exec', '--exec-id', execId, id, ...argv]);
     },
     async removeContainer(id) {
-      await ctr(['tasks', 'kill', '-s', 'SIGKILL', id]);
+      await ctrOf(id, ['tasks', 'kill', '-s', 'SIGKILL', id]);
       for (let i = 0; i < 50; i++) {
-        if ((await ctr(['tasks', 'delete', id])).code === 0) break;
+        if ((await ctrOf(id, ['tasks', 'delete', id])).code === 0) break;
         await sleep(100);
       }
-      await ctr(['containers', 'delete', id]);
+      await ctrOf(id, ['containers', 'delete', id]);
       containers.delete(id);
+      namespaceOf.delete(id);
     },
     async stop() {
       for (const id of [...containers]) await api.removeContainer(id);

@@ -31,7 +31,11 @@ export async function startEnforcer(
   flags: readonly string[],
   options: { startTimeoutMs?: number } = {},
 ): Promise<EnforcerProcess> {
-  const child = spawn(process.execPath, rtctlArgs(['enforcer', 'run', '--listen', '127.0.0.1:0', ...flags]), {
+  // No configuration file unless the test names one: a /etc/rtctl/enforcer.yaml on the machine running the
+  // tests (an installed package) must not change what the test runs.
+  const config = flags.some((f) => f === '--config' || f.startsWith('--config=')) ? [] : ['--no-config'];
+  const listen = flags.includes('--listen') ? [] : ['--listen', '127.0.0.1:0'];
+  const child = spawn(process.execPath, rtctlArgs(['enforcer', 'run', ...listen, ...config, ...flags]), {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
