@@ -190,7 +190,14 @@ export function buildDeb(options: { outDir?: string; sourceDateEpoch?: string } 
     },
   });
   // Build inputs of the native tools are not needed at run time (the loader embeds the BPF object).
-  for (const f of ['native/bpf/vmlinux.h', 'native/bpf/rtctl-lsm.skel.h', 'native/bpf/rtctl-lsm.bpf.o'])
+  // The network plane's object is loaded from its file at run time (it stays, unstripped: a BPF object's BTF
+  // and relocations are what the loader reads).
+  for (const f of [
+    'native/bpf/vmlinux.h',
+    'native/bpf/rtctl-lsm.skel.h',
+    'native/bpf/rtctl-lsm.bpf.o',
+    'native/network/vmlinux.h',
+  ])
     rmSync(join(app, 'dist', f), { force: true });
   run('npm', ['ci', '--silent', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund'], app);
   rmSync(join(app, 'package-lock.json'));
@@ -213,6 +220,7 @@ export function buildDeb(options: { outDir?: string; sourceDateEpoch?: string } 
   }
   // Debug symbols stay out of the package, as dh_strip does.
   for (const elf of [join(lib, 'node'), ...walk(join(app, 'dist/native'))]) {
+    if (elf.endsWith('.bpf.o')) continue;
     if (lstatSync(elf).isFile() && readFileSync(elf).subarray(0, 4).toString('latin1') === '\x7fELF')
       run('strip', ['--strip-unneeded', '--remove-section=.comment', '--remove-section=.note', elf]);
   }
@@ -235,6 +243,8 @@ export function buildDeb(options: { outDir?: string; sourceDateEpoch?: string } 
     [
       '# Node.js statically bundles zlib; Debian bookworm has no Node 20 to depend on instead.',
       'rtctl: embedded-library zlib [usr/lib/rtctl/node]',
+      '# eBPF bytecode (ELF for the BPF machine) that the network loader hands to the kernel; not a host binary.',
+      'rtctl: binary-from-other-architecture [usr/lib/rtctl/app/dist/native/network/rtctl-net.bpf.o]',
       '',
     ].join('\n'),
   );
