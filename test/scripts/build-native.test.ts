@@ -31,6 +31,8 @@ describe('npm run build:native', function () {
     assert.deepEqual(Object.keys(record.artifacts).sort(), [
       'bpf/rtctl-bpf-loader',
       'ip-ttl.node',
+      'network/rtctl-net-loader',
+      'network/rtctl-net.bpf.o',
       'rtctl-fanotify',
       'rtctl-probe-bpf-lsm',
     ]);

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lintTexts } from '../../../compiler/lint.js';
-import { Header } from '../../../compiler/rule-table/rule-table-format.js';
+import { Header, VERSION_MAJOR } from '../../../compiler/rule-table/rule-table-format.js';
 import { buildNodeState } from '../../../enforcer/node-state.js';
 import { RuleTableLoadError, readRuleTableSnapshot } from '../../../enforcer/io/rule-table-policy-source.js';
 import { describeContainer, describeHost } from '../../../enforcer/workload.js';
@@ -123,7 +123,7 @@ describe('enforcer rule-table source (--rule-table)', function () {
       name: 'another major version',
       damage: (b) => {
         const c = Buffer.from(b);
-        c.writeUInt16LE(2, Header.versionMajor);
+        c.writeUInt16LE(VERSION_MAJOR + 1, Header.versionMajor);
         return c;
       },
       code: 'RULE_TABLE_VERSION',
@@ -177,7 +177,7 @@ describe('enforcer rule-table source (--rule-table)', function () {
     assert.equal(r.status, 2, r.stderr);
     assert.match(
       r.stderr,
-      /^rtctl: --rule-table \S+bad-version\.bin at byte 8: RULE_TABLE_VERSION: unsupported rule table version 9\.0 \(this reader reads 1\.x\)\n$/,
+      /^rtctl: --rule-table \S+bad-version\.bin at byte 8: RULE_TABLE_VERSION: unsupported rule table version 9\.0 \(this reader reads 2\.x\)\n$/,
     );
     assert.ok(!existsSync(stateDir) || readdirSync(stateDir).length === 0, 'no data plane was started');
   });

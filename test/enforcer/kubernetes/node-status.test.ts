@@ -51,7 +51,8 @@ function policy(paths: string[], extra: Record<string, unknown> = {}): StoredObj
     spec: {
       selector: { matchLabels: { app: 'web' } },
       process: { matchPaths: paths.map((path) => ({ path })) },
-      network: { matchProtocols: [{ protocol: 'raw' }] },
+      // A rule the fanotify plane cannot enforce (no capability hook): the report's gap.
+      capabilities: { matchCapabilities: [{ capability: 'net_raw' }] },
       action: 'Block',
       ...extra,
     },
@@ -207,7 +208,7 @@ describe('enforcer node report and release against the stand-in API server', fun
       enforced: true,
       gaps: [
         {
-          rule: '/spec/network/matchProtocols/0',
+          rule: '/spec/capabilities/matchCapabilities/0',
           level: 'not-enforced',
           reason: e.gaps[0]?.reason ?? '',
         },
