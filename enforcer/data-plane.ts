@@ -158,23 +158,34 @@ export interface DataPlane {
   stop(options: { keepEnforcing: boolean }): Promise<void>;
 }
 
-/** The same plane, saying that it does not enforce the forms `unavailable` names (besides what it already says). */
-export function withUnavailableForms(plane: DataPlane, unavailable: UnavailableForms): DataPlane {
-  const before = plane.unavailableForms;
+/**
+ * A plane that passes every call through to `plane`, with `overrides` in place of the matching members (a
+ * wrapper that adds one behaviour: apply timing, forms this node has off).
+ */
+export function delegatePlane(plane: DataPlane, overrides: Partial<DataPlane> = {}): DataPlane {
   const wrapped: DataPlane = {
     name: plane.name,
     auditName: plane.auditName,
-    unavailableForms: (form, kind) => unavailable(form, kind) ?? before?.(form, kind),
+    ...(plane.unavailableForms ? { unavailableForms: plane.unavailableForms } : {}),
     start: () => plane.start(),
     apply: (state) => plane.apply(state),
     enforced: () => plane.enforced(),
     events: () => plane.events(),
     stats: () => plane.stats(),
     stop: (options) => plane.stop(options),
+    ...overrides,
   };
-  if (plane.acknowledge) {
+  if (plane.acknowledge && overrides.acknowledge === undefined) {
     const ack = plane.acknowledge.bind(plane);
     wrapped.acknowledge = (seq) => ack(seq);
   }
   return wrapped;
+}
+
+/** The same plane, saying that it does not enforce the forms `unavailable` names (besides what it already says). */
+export function withUnavailableForms(plane: DataPlane, unavailable: UnavailableForms): DataPlane {
+  const before = plane.unavailableForms;
+  return delegatePlane(plane, {
+    unavailableForms: (form, kind) => unavailable(form, kind) ?? before?.(form, kind),
+  });
 }

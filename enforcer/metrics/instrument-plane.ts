@@ -1,17 +1,13 @@
 // A data plane that reports how long each apply takes (rtctl_enforcer_apply_duration_seconds) and otherwise
 // passes everything through to the plane it wraps.
-import type { DataPlane } from '../data-plane.js';
+import { delegatePlane, type DataPlane } from '../data-plane.js';
 
 /** Wraps a plane so that every apply is timed. */
 export function instrumentDataPlane(
   plane: DataPlane,
   observeApply: (seconds: number, ok: boolean) => void,
 ): DataPlane {
-  const wrapped: DataPlane = {
-    name: plane.name,
-    auditName: plane.auditName,
-    ...(plane.unavailableForms ? { unavailableForms: plane.unavailableForms } : {}),
-    start: () => plane.start(),
+  return delegatePlane(plane, {
     async apply(state) {
       const started = process.hrtime.bigint();
       let ok = false;
@@ -22,14 +18,5 @@ export function instrumentDataPlane(
         observeApply(Number(process.hrtime.bigint() - started) / 1e9, ok);
       }
     },
-    enforced: () => plane.enforced(),
-    events: () => plane.events(),
-    stats: () => plane.stats(),
-    stop: (options) => plane.stop(options),
-  };
-  if (plane.acknowledge) {
-    const ack = plane.acknowledge.bind(plane);
-    wrapped.acknowledge = (seq) => ack(seq);
-  }
-  return wrapped;
+  });
 }
