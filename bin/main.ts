@@ -2,6 +2,7 @@
 // 1 findings (lint errors, denied decision), 2 usage or I/O failure. A component's modules are loaded only
 // when its command runs (a lint in CI should not load the Kubernetes client), all of them for help.
 import { Command, CommanderError } from 'commander';
+import { RTCTL_VERSION } from '../compiler/model/version.js';
 
 /** Exit code for usage and I/O failures. */
 export const EXIT_USAGE = 2;
@@ -38,7 +39,7 @@ const COMPONENTS: ReadonlyArray<{ commands: readonly string[]; load: () => Promi
 export async function createProgram(command?: string): Promise<Command> {
   const program = new Command('rtctl')
     .description('Runtime workload security: lint, compile, admit and enforce runtime policies')
-    .version('0.1.0')
+    .version(RTCTL_VERSION)
     .showHelpAfterError()
     .exitOverride();
   const owner = COMPONENTS.find((c) => command !== undefined && c.commands.includes(command));

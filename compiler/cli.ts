@@ -21,8 +21,8 @@ import type { SourceText } from './lint.js';
 import { ENFORCEMENT_TARGETS, type EnforcementTarget } from './enforcement/enforcement-table.js';
 import { DEFAULT_MAX_FILE_BYTES } from './parse/decode-text.js';
 import { parseEnforcementTargets } from './enforcement/parse-enforcement-targets.js';
+import { RTCTL_VERSION as VERSION } from './model/version.js';
 
-const VERSION = '0.1.0';
 const FORMATS = ['text', 'json', 'sarif', 'junit', 'github'] as const;
 type Format = (typeof FORMATS)[number];
 

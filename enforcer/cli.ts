@@ -46,6 +46,7 @@ import { OutputSpecError, parseOutputSpecs, type OutputSpec } from './outputs/ou
 import { createAlertOutput, createAlertOutputs, type AlertOutputs } from './outputs/alert-outputs.js';
 import { createEnforcerMetrics } from './metrics/enforcer-metrics.js';
 import { instrumentDataPlane } from './metrics/instrument-plane.js';
+import { RTCTL_VERSION } from '../compiler/model/version.js';
 
 /** Default state directory of the data planes and the alert socket. */
 export const DEFAULT_STATE_DIR = '/run/rtctl';
@@ -57,7 +58,6 @@ export const DEFAULT_ALERT_ADDRESS = `unix:${DEFAULT_STATE_DIR}/alerts.sock`;
 const HUB_CAPACITY = 10000;
 
 /** rtctl's version (the node report's rtctlVersion). */
-const RTCTL_VERSION = '0.1.0';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 

@@ -9,7 +9,9 @@ import type { KubeObject } from '../io/kube-client.js';
 import { tlsSecret, type TlsMaterial } from './webhook-certificate.js';
 
 /** The rtctl version recorded on every object it applies. */
-export const RTCTL_VERSION = '0.1.0';
+import { RTCTL_VERSION } from '../../compiler/model/version.js';
+
+export { RTCTL_VERSION };
 /** Label: who manages the object (on the namespace: that rtctl created it, so uninstall may delete it). */
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY = 'rtctl';
