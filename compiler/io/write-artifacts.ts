@@ -1,8 +1,9 @@
 // Writes compiled artifacts below an output directory so that a failed write leaves it as it was: every
 // artifact is first written to a fresh folder beside it, and moved into place only when all are written
-// (index.json last). The output tree is never entered through a symbolic link: a link anywhere in it (a
-// committed build/ with `policies -> /etc`) stops the write before anything changes, and says where.
-import { lstat, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+// (index.json last). The output tree is never entered through a symbolic link: a link on the way to any file
+// the write creates, replaces or removes (a committed build/ with `policies -> /etc`) stops the write before
+// anything changes, and says where.
+import { lstat, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Artifact } from '../backends/backend.js';
 
@@ -16,15 +17,25 @@ function isMissing(err: unknown): boolean {
   return (err as NodeJS.ErrnoException).code === 'ENOENT';
 }
 
-/** The first symbolic link in the tree below `root` (root itself not counted), or undefined. */
-async function findSymlink(root: string): Promise<string | undefined> {
-  const pending = [root];
-  for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
-    const entries = await readdir(dir, { withFileTypes: true });
-    for (const e of entries) {
-      const p = path.join(dir, e.name);
-      if (e.isSymbolicLink()) return p;
-      if (e.isDirectory()) pending.push(p);
+/**
+ * The first symbolic link on the way to any of `relPaths` below `root` (root itself not counted): a folder the
+ * write would enter or a file it would replace or remove. Other parts of the output folder (an image build's
+ * tree beside the artifacts, say) are not the compiler's and are not looked at.
+ */
+async function findSymlinkOnPaths(root: string, relPaths: readonly string[]): Promise<string | undefined> {
+  const checked = new Set<string>();
+  for (const rel of relPaths) {
+    let p = root;
+    for (const segment of rel.split('/')) {
+      p = path.join(p, segment);
+      if (checked.has(p)) continue;
+      checked.add(p);
+      try {
+        if ((await lstat(p)).isSymbolicLink()) return p;
+      } catch (err) {
+        if (isMissing(err)) break;
+        throw err;
+      }
     }
   }
   return undefined;
@@ -66,7 +77,7 @@ export async function writeArtifacts(
     exists = false;
   }
   if (exists) {
-    const link = await findSymlink(root);
+    const link = await findSymlinkOnPaths(root, [...artifacts.map((a) => a.path), ...stale]);
     if (link !== undefined)
       throw new OutputRefusedError(
         `${link} is a symbolic link; rtctl compile does not write or remove through links in its output directory (remove the link, or choose another output)`,

@@ -131,6 +131,31 @@ describe('compile output writing', () => {
     assert.deepEqual(Object.keys(snapshot(out)).sort(), ['index.json', 'policies']);
   });
 
+  it('refuses a stale file that is a link (a crafted index.json naming a link to a file outside)', async () => {
+    const victim = path.join(dir, 'victim.txt');
+    writeFileSync(victim, 'precious\n');
+    const out = path.join(dir, 'build');
+    mkdirSync(path.join(out, 'policies'), { recursive: true });
+    symlinkSync(victim, path.join(out, 'policies', 'old.yaml'));
+    await assert.rejects(
+      writeArtifacts(out, [{ path: 'index.json', content: '{}\n' }], ['policies/old.yaml']),
+      /build\/policies\/old\.yaml is a symbolic link/,
+    );
+    assert.equal(readFileSync(victim, 'utf8'), 'precious\n');
+  });
+
+  it('writes beside a link in a part of the output it does not touch (an image build tree under build/)', async () => {
+    const out = path.join(dir, 'build');
+    mkdirSync(path.join(out, 'image', 'app', 'bin'), { recursive: true });
+    symlinkSync('../../../opt/rtctl.js', path.join(out, 'image', 'app', 'bin', 'rtctl'));
+    await writeArtifacts(out, [
+      { path: 'policies/p.yaml', content: 'p\n' },
+      { path: 'index.json', content: '{}\n' },
+    ]);
+    assert.equal(readFileSync(path.join(out, 'policies', 'p.yaml'), 'utf8'), 'p\n');
+    assert.equal(snapshot(out)[path.join('image', 'app', 'bin', 'rtctl')], '<link>');
+  });
+
   it('removes the stale artifacts of the previous build once the new one is in place', async () => {
     const out = path.join(dir, 'build');
     await writeArtifacts(out, [
