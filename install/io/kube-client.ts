@@ -102,8 +102,19 @@ export function loadKubeConfig(source: KubeConfigSource): k8s.KubeConfig {
       );
     kc.setCurrentContext(source.context);
   }
-  if (kc.getCurrentCluster() === null)
+  const cluster = kc.getCurrentCluster();
+  if (cluster === null)
     throw new KubeError(KubeErrorReason.Config, 'no cluster in the kubeconfig (current context unset?)');
+  // With nothing to load, client-node falls back to an unnamed cluster at http://localhost:8080.
+  if (
+    source.kubeconfig === undefined &&
+    cluster.name === 'cluster' &&
+    cluster.server === 'http://localhost:8080'
+  )
+    throw new KubeError(
+      KubeErrorReason.Config,
+      'no kubeconfig found: set KUBECONFIG or --kubeconfig, create ~/.kube/config, or run inside a pod',
+    );
   return kc;
 }
 

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { RTCTL_VERSION, VERSION_LABEL } from '../../../install/cluster/install-plan.js';
 import {
   certificateProblem,
@@ -251,6 +252,17 @@ describe('rtctl install against the stand-in API server', function () {
 
 describe('rtctl install errors against the stand-in API server', function () {
   this.timeout(60_000);
+
+  it("no kubeconfig anywhere: exit 2 saying so (not client-node's fallback to http://localhost:8080)", async () => {
+    const home = await mkdtemp(path.join(tmpdir(), 'rtctl-nohome-'));
+    try {
+      const r = await rtctl(['install', '--timeout', '5s'], 60_000, { KUBECONFIG: '', HOME: home });
+      assert.equal(r.status, 2, r.stderr);
+      assert.match(r.stderr, /^rtctl: install: no kubeconfig found: set KUBECONFIG or --kubeconfig/m);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
 
   it('no cluster reachable: exit 2 naming the server URL and the cause', async () => {
     const c = await startCluster();

@@ -24,12 +24,16 @@ export interface CliResult {
 }
 
 /** Runs `rtctl …` (tsx) without blocking this process's event loop; bounded by `timeoutMs`. */
-export function rtctl(args: readonly string[], timeoutMs = 60_000): Promise<CliResult> {
+export function rtctl(
+  args: readonly string[],
+  timeoutMs = 60_000,
+  env: Record<string, string> = { KUBECONFIG: '/nonexistent' },
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'bin/rtctl.ts', ...args], {
       cwd: REPO,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, KUBECONFIG: '/nonexistent' },
+      env: { ...process.env, ...env },
     });
     let stdout = '';
     let stderr = '';
