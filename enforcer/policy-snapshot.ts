@@ -9,6 +9,7 @@ import {
   type SourceText,
 } from '../compiler/lint.js';
 import { Severity } from '../compiler/diagnostics/diagnostic.js';
+import { createIncrementalLinter } from '../compiler/front-end/lint-texts-incremental.js';
 import type { PolicySnapshot } from './policy-source.js';
 
 function toSnapshot(lint: LintResult): PolicySnapshot {
@@ -27,4 +28,14 @@ export function buildSnapshot(sources: readonly SourceText[]): PolicySnapshot {
 /** A snapshot of API objects (policies and Namespaces), never turned back into YAML text. */
 export function buildSnapshotFromObjects(sources: readonly SourceObject[]): PolicySnapshot {
   return toSnapshot(lintObjects(sources));
+}
+
+/**
+ * Snapshots of successive versions of the same texts (the directory source): a file whose text did not
+ * change is not parsed, checked or lowered again; the cross checks run over all of them every time. Each
+ * snapshot equals buildSnapshot of the same texts.
+ */
+export function createSnapshotBuilder(): (sources: readonly SourceText[]) => PolicySnapshot {
+  const linter = createIncrementalLinter();
+  return (sources) => toSnapshot(linter.lint(sources));
 }

@@ -1,20 +1,20 @@
 // Policy source over a directory of YAML files (systemd mode: hosts and containers not orchestrated by
 // Kubernetes). The directory is watched (inotify through fs.watch): a change is read at once, with no quiet
 // period; changes that arrive while a reload runs are coalesced into one more reload after it. Only a changed
-// file that reads as cut short (empty, or not ending in a newline: a writer mid-way) is read again after a
-// short settle time, until two reads agree (a file that was emptied: for the whole settle budget, 10 reads).
+// file that reads as cut short (empty, or not ending in a newline: a writer mid-way) is read again: at the
+// writer's next event, or after a short settle time when none comes, until two reads agree (a file that was
+// emptied: for the whole settle budget, 10 reads). Only files whose text changed are linted again.
 // A periodic rescan catches what a watch may miss (editors that replace files, network file systems).
 import { watch, type FSWatcher } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { relative } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { Code } from '../../compiler/diagnostics/codes/code.js';
 import type { Diagnostic } from '../../compiler/diagnostics/diagnostic.js';
 import { readSources } from '../../compiler/io/read-sources.js';
 import type { SourceText } from '../../compiler/lint.js';
 import { createDiagnosticLog } from '../diagnostic-log.js';
-import { buildSnapshot } from '../policy-snapshot.js';
+import { createSnapshotBuilder } from '../policy-snapshot.js';
 import type { PolicySnapshot, PolicySource } from '../policy-source.js';
 
 /** Options of the directory source. */
@@ -68,6 +68,8 @@ export function createDirectoryPolicySource(options: DirectorySourceOptions): Po
     ].join('\u0001');
     return { texts, key };
   };
+  // Only the files whose text changed are parsed, checked and lowered again (the cross checks see all).
+  const buildSnapshot = createSnapshotBuilder();
   const build = (texts: readonly SourceText[]): PolicySnapshot => {
     const snapshot = buildSnapshot(texts);
     logDiagnostics([...readDiagnostics, ...snapshot.diagnostics]);
@@ -85,6 +87,19 @@ export function createDirectoryPolicySource(options: DirectorySourceOptions): Po
   let busy = false;
   let dirty = false;
   const settleMs = options.settleMs ?? options.debounceMs ?? 20;
+  /** The reload loop waiting for the next watch event (true) or its settle time (false). */
+  let waiter: ((changed: boolean) => void) | undefined;
+  const nextChangeWithin = (ms: number): Promise<boolean> =>
+    new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        waiter = undefined;
+        resolve(false);
+      }, ms);
+      waiter = (changed) => {
+        clearTimeout(timer);
+        resolve(changed);
+      };
+    });
 
   return {
     async start(onChange) {
@@ -103,7 +118,13 @@ export function createDirectoryPolicySource(options: DirectorySourceOptions): Po
             await new Promise<void>((resolve) => setImmediate(resolve));
             let r = await read();
             for (let i = 0; i < 10 && looksCut(r.texts) && !stopped; i++) {
-              await sleep(settleMs);
+              // The writer's next event (its write after the create or truncate) ends the wait at once;
+              // only a writer that stays silent costs the settle time.
+              if (await nextChangeWithin(settleMs)) {
+                dirty = false; // this read covers every change so far
+                r = await read();
+                continue;
+              }
               const again = await read();
               // Two reads agree: settled, except a file emptied (a writer between truncating and writing,
               // which may be descheduled for a while): that one is read again for the whole settle budget.
@@ -125,7 +146,10 @@ export function createDirectoryPolicySource(options: DirectorySourceOptions): Po
       };
       const changed = (): void => {
         dirty = true;
-        if (!busy) void reloadLoop();
+        const wake = waiter;
+        waiter = undefined;
+        if (wake) wake(true);
+        else if (!busy) void reloadLoop();
       };
       watcher = watch(dir, { recursive: true }, changed);
       watcher.on('error', (err) =>
@@ -136,6 +160,9 @@ export function createDirectoryPolicySource(options: DirectorySourceOptions): Po
     },
     async stop() {
       stopped = true;
+      const wake = waiter;
+      waiter = undefined;
+      wake?.(false);
       watcher?.close();
       if (rescan) clearInterval(rescan);
       await Promise.resolve();

@@ -179,6 +179,31 @@ describe('directory policy source', function () {
     }
   });
 
+  it('reads a file cut short again at the writer’s next event, not after the settle time', async () => {
+    writeFileSync(join(dir, 'a.yaml'), policy('a', '/bin/sleep'));
+    const snapshots: PolicySnapshot[] = [];
+    // A settle time far beyond the deadline of `next`: only the writer's own event can end the wait.
+    const source = createDirectoryPolicySource({
+      dir,
+      logger: pino({ level: 'silent' }),
+      rescanMs: 60_000,
+      settleMs: 60_000,
+    });
+    await source.start((s) => snapshots.push(s));
+    try {
+      writeFileSync(join(dir, 'b.yaml'), ''); // created empty: a writer between create and write
+      await sleep(50);
+      writeFileSync(join(dir, 'b.yaml'), policy('b', '/bin/cat'));
+      const s = await next(snapshots, 1);
+      assert.deepEqual(
+        s.ruleSet.policies.map((p) => p.name),
+        ['a', 'b'],
+      );
+    } finally {
+      await source.stop();
+    }
+  });
+
   it('fails to start on a missing directory', async () => {
     const source = createDirectoryPolicySource({
       dir: join(dir, 'missing'),
