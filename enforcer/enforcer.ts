@@ -15,7 +15,7 @@ import type { ContainerLister } from './io/containerd-workloads.js';
 import { buildAlertRecord } from './alerts/alert-record.js';
 import type { AlertHub } from './alerts/alert-hub.js';
 import type { AlertLog, AlertLogStats } from './io/alert-log.js';
-import { buildNodeState, type NodeState } from './node-state.js';
+import { createNodeStateBuilder, type NodeState } from './node-state.js';
 import type { PolicySnapshot, PolicySource } from './policy-source.js';
 import { describeHost, type Workload } from './workload.js';
 
@@ -89,6 +89,8 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
   /** Every workload seen, so events of a workload that just left still get its identity. */
   const known = new Map<string, Workload>();
   let eventsDone: Promise<void> = Promise.resolve();
+  /** Rebuilds the table only when the policies changed, and selects only against policies not seen. */
+  const buildNodeState = createNodeStateBuilder();
 
   let containers: Workload[] | undefined;
   let listFailing = false;

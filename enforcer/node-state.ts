@@ -5,8 +5,9 @@
 import { buildRuleTableImage, orderRuleTable } from '../compiler/rule-table/build-rule-table.js';
 import type { LoadedRuleTable } from '../compiler/rule-table/read-rule-table.js';
 import type { PolicyRecord, RuleTableImage } from '../compiler/rule-table/rule-table-records.js';
+import type { Workload as DecisionWorkload } from '../compiler/decide/decision-input.js';
 import { isTargetSelecting } from '../compiler/decide/select-policies.js';
-import type { RuleSet } from '../compiler/ir/rule-set.js';
+import type { PolicyIR, RuleSet } from '../compiler/ir/rule-set.js';
 import { getWorkloadPostures } from '../compiler/decide/workload-postures.js';
 import type { DeclaredPostures, PostureSettings } from '../compiler/model/posture.js';
 import type { EnforcementState, WorkloadEnforcement } from './data-plane.js';
@@ -36,15 +37,53 @@ export interface NodeState {
 }
 
 /** Indices of the policies selecting a workload, by the rule set's selectors or the table's own. */
-type SelectPolicies = (workload: Workload) => number[];
+type SelectPolicies = (workload: Workload, nodeLabels: Record<string, string>) => number[];
 
-function createSelector(inputs: NodeInputs): { image: RuleTableImage; select: SelectPolicies } {
+/** What depends on the policies alone: kept while the rule set (or the table) is the same object. */
+interface PolicyPart {
+  source: RuleSet | LoadedRuleTable;
+  image: RuleTableImage;
+  /** The table bytes as text, for the fingerprint. */
+  tableText: string;
+  select: SelectPolicies;
+}
+
+/** The selection key of a workload: everything isTargetSelecting reads. */
+function selectionKey(dw: DecisionWorkload): string {
+  return JSON.stringify(dw);
+}
+
+/**
+ * Selection answers of one policy (by its lowered object, which an unchanged policy file keeps across
+ * snapshots: compiler/front-end/lint-texts-incremental.ts) for the workloads seen, by selection key.
+ */
+const selectionMemo = new WeakMap<PolicyIR, Map<string, boolean>>();
+const MEMO_PER_POLICY = 4096;
+
+function isSelecting(policy: PolicyIR, key: string, dw: DecisionWorkload): boolean {
+  let answers = selectionMemo.get(policy);
+  if (answers === undefined) {
+    answers = new Map();
+    selectionMemo.set(policy, answers);
+  }
+  let answer = answers.get(key);
+  if (answer === undefined) {
+    answer = isTargetSelecting(policy.target, dw);
+    if (answers.size >= MEMO_PER_POLICY) answers.clear();
+    answers.set(key, answer);
+  }
+  return answer;
+}
+
+function createPolicyPart(inputs: NodeInputs): PolicyPart {
   if ('ruleTable' in inputs) {
     const { image, table } = inputs.ruleTable;
     return {
+      source: inputs.ruleTable,
       image,
-      select: (w) => {
-        const set = table.selectPolicies(toDecisionWorkload(w, inputs.nodeLabels));
+      tableText: Buffer.from(image.bytes).toString('base64'),
+      select: (w, nodeLabels) => {
+        const set = table.selectPolicies(toDecisionWorkload(w, nodeLabels));
         const selected: number[] = [];
         for (let p = 0; p < table.policyCount; p++)
           if (((set.bits[p >>> 3] ?? 0) & (1 << (p & 7))) !== 0) selected.push(p);
@@ -55,25 +94,27 @@ function createSelector(inputs: NodeInputs): { image: RuleTableImage; select: Se
   const image = buildRuleTableImage(inputs.ruleSet);
   const { policies } = orderRuleTable(inputs.ruleSet);
   return {
+    source: inputs.ruleSet,
     image,
-    select: (w) => {
-      const dw = toDecisionWorkload(w, inputs.nodeLabels);
+    tableText: Buffer.from(image.bytes).toString('base64'),
+    select: (w, nodeLabels) => {
+      const dw = toDecisionWorkload(w, nodeLabels);
+      const key = selectionKey(dw);
       const selected: number[] = [];
       policies.forEach((p, i) => {
-        if (isTargetSelecting(p.target, dw)) selected.push(i);
+        if (isSelecting(p, key, dw)) selected.push(i);
       });
       return selected;
     },
   };
 }
 
-/** Builds the node state for the given generation. */
-export function buildNodeState(inputs: NodeInputs, generation: number): NodeState {
-  const { image, select } = createSelector(inputs);
+function assemble(part: PolicyPart, inputs: NodeInputs, generation: number): NodeState {
+  const { image, select } = part;
   const enforced: WorkloadEnforcement[] = [];
   const byKey = new Map<string, Workload>();
   for (const w of inputs.workloads) {
-    const selected = select(w);
+    const selected = select(w, inputs.nodeLabels);
     if (selected.length === 0) continue;
     enforced.push({
       anchor: { key: w.key, host: w.kind === 'host', pid: w.pid, cgroupPath: w.cgroupPath },
@@ -88,7 +129,7 @@ export function buildNodeState(inputs: NodeInputs, generation: number): NodeStat
   }
   enforced.sort((a, b) => (a.anchor.key < b.anchor.key ? -1 : a.anchor.key > b.anchor.key ? 1 : 0));
   const fingerprint = [
-    Buffer.from(image.bytes).toString('base64'),
+    part.tableText,
     ...enforced.map(
       (e) =>
         `${e.anchor.key}|${e.anchor.pid}|${e.policies.join(',')}|${e.postures.file}${e.postures.network}${e.postures.capabilities}`,
@@ -99,5 +140,28 @@ export function buildNodeState(inputs: NodeInputs, generation: number): NodeStat
     policies: image.records.policies,
     workloads: byKey,
     fingerprint,
+  };
+}
+
+/** Builds the node state for the given generation (from scratch). */
+export function buildNodeState(inputs: NodeInputs, generation: number): NodeState {
+  return assemble(createPolicyPart(inputs), inputs, generation);
+}
+
+/** Builds node states for successive inputs (the enforcer's reconcile), each equal to buildNodeState's. */
+export type NodeStateBuilder = (inputs: NodeInputs, generation: number) => NodeState;
+
+/**
+ * A builder that rebuilds only what changed since its last call: the rule table when the rule set (or the
+ * table) is another object, and each workload's policy set only against policies it has not been matched
+ * with (a policy unchanged across snapshots keeps its answers). A workload poll with the same policies
+ * builds no table.
+ */
+export function createNodeStateBuilder(): NodeStateBuilder {
+  let part: PolicyPart | undefined;
+  return (inputs, generation) => {
+    const source = 'ruleTable' in inputs ? inputs.ruleTable : inputs.ruleSet;
+    if (part === undefined || part.source !== source) part = createPolicyPart(inputs);
+    return assemble(part, inputs, generation);
   };
 }
