@@ -756,7 +756,8 @@ static void handle_event(const struct fanotify_event_metadata *md) {
     if (same) {
       /* Its File decision may be unconditional too: then plain opens of it (a script read by its
        * interpreter, or this open at the next exec) are not asked either. */
-      if (ignore_flags && (w->mask & FAN_OPEN_PERM)) {
+      if (ignore_flags && (w->mask & FAN_OPEN_PERM) && sx.stx_nlink == 1 && S_ISREG(sx.stx_mode)) {
+        /* (maybe_ignore refuses other files: no path is read for them, e.g. busybox applets) */
         char fdp[64], p[PATH_MAX];
         snprintf(fdp, sizeof fdp, "/proc/self/fd/%d", fd);
         read_link(fdp, p, sizeof p);
@@ -1220,6 +1221,8 @@ int main(int argc, char **argv) {
           else n_dropped++; /* queue overflow */
           md = FAN_EVENT_NEXT(md, len);
         }
+        /* Room for more was left: the queue was empty at the read; poll (not one more read) waits for more. */
+        if ((size_t)len + sizeof(struct fanotify_event_metadata) + 64 <= sizeof buf) break;
       }
     }
     if (pfd[1].revents & POLLIN) {
