@@ -70,7 +70,12 @@ describe('a policy change on the fanotify plane (rtctl enforcer run, containerd 
   function oracle(app: string, path: string): boolean {
     const lint = lintTexts([...texts].map(([file, text]) => ({ file, text })));
     const workload: Workload = { kind: 'container', namespace: 'ns-a', labels: { app }, nodeLabels: {} };
-    return decideOperation(lint.ruleSet, workload, { operation: Operation.File, resource: path }, {}).allowed;
+    return decideOperation(
+      lint.ruleSet,
+      workload,
+      { operation: Operation.File, resource: path, write: false, owner: true },
+      {},
+    ).allowed;
   }
 
   /** Every app × file decision, opened twice (the second open may meet the decision cache or an ignore mark). */
