@@ -9,7 +9,7 @@
 // Run as root: `node --import tsx bench/enforcer/main.ts [--out bench/results/enforcer.json]`.
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
@@ -86,6 +86,7 @@ async function main(): Promise<void> {
   const out = outIndex > 0 ? process.argv[outIndex + 1] : undefined;
   const logger = pino({ level: 'warn' }, pino.destination(2));
   const work = mkdtempSync(join(tmpdir(), 'rtctl-bench-'));
+  const loadAtStart = loadavg();
   const cd = await startContainerd();
   let plane: DataPlane | undefined;
   try {
@@ -318,6 +319,8 @@ async function main(): Promise<void> {
     const result = {
       benchmark: 'enforcer-fanotify',
       date: new Date().toISOString(),
+      // The machine's 1, 5 and 15 minute load averages when the run started and ended: timings swing with it.
+      loadAverage: { start: loadAtStart, end: loadavg() },
       rules,
       container: { openCloseLoops: OPEN_LOOPS, execLoops: EXEC_LOOPS, rounds: ROUNDS, baselineDecisions },
       baseline,
