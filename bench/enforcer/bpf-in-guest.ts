@@ -1,7 +1,9 @@
-// BPF-LSM benchmark body, run inside the test guest by bench/enforcer/bpf-lsm.ts (TCG emulation makes
-// absolute numbers meaningless; the ratios against the same loops without enforcement, measured in the
-// same run, are the figures). Measures: open()+close() and exec loops in a workload with 1 000 rules
-// loaded, policy-change-to-enforced latency, and audit events per second with the drop counter.
+// BPF-LSM benchmark body, run inside the test guest by bench/enforcer/bpf-lsm.ts. The guest runs under qemu
+// TCG (software emulation, no KVM): absolute times are meaningless and the host's load makes them swing, so
+// the figures are ratios against the same loops with no programs attached, measured alternately in the same
+// run, each side its best chunk (the least disturbed by the host). Measures: open()+close() and exec loops in
+// a workload with 1 000 rules loaded (`ratios.openClose`, `ratios.exec`), policy-change-to-enforced latency,
+// and audit events per second with the drop counter.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -16,7 +18,8 @@ import type { DataPlaneEvent, Postures, WorkloadAnchor } from '../../enforcer/da
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const OPENS = Number(process.env['RTCTL_BENCH_OPENS'] ?? '20000');
 const EXECS = Number(process.env['RTCTL_BENCH_EXECS'] ?? '100');
-const ROUNDS = Number(process.env['RTCTL_BENCH_ROUNDS'] ?? '3');
+const ROUNDS = Number(process.env['RTCTL_BENCH_ROUNDS'] ?? '4');
+const CHUNKS = Number(process.env['RTCTL_BENCH_CHUNKS'] ?? '5');
 const AUDITS = Number(process.env['RTCTL_BENCH_AUDITS'] ?? '5000');
 const POSTURES: Postures = { file: 'audit', network: 'audit', capabilities: 'audit' };
 
@@ -47,25 +50,37 @@ function median(xs: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
-function runIn(pid: number, command: string): string {
-  return execFileSync('nsenter', ['-t', String(pid), '-m', '--', '/bin/sh', '-c', command], {
+function runIn(pid: number, shell: string, command: string): string {
+  return execFileSync('nsenter', ['-t', String(pid), '-m', '--', shell, '-c', command], {
     encoding: 'utf8',
   });
 }
 
-/** Milliseconds of `OPENS` open()+close() pairs on one file, measured inside the workload by node. */
+/** Microseconds per open()+close() on one file: the best of CHUNKS chunks of OPENS/CHUNKS, timed in the
+ * workload by node itself. */
 function measureOpens(pid: number): number {
-  const script = `const fs=require('fs');const t=process.hrtime.bigint();for(let i=0;i<${OPENS};i++){fs.closeSync(fs.openSync('/tmp/b/file','r'))}console.log(Number(process.hrtime.bigint()-t)/1e6)`;
-  return Number(runIn(pid, `node -e ${JSON.stringify(script)}`).trim());
+  const n = Math.max(1, Math.round(OPENS / CHUNKS));
+  const script = `const fs=require('fs');let best=Infinity;for(let c=0;c<${CHUNKS};c++){const t=process.hrtime.bigint();for(let i=0;i<${n};i++){fs.closeSync(fs.openSync('/tmp/b/file','r'))}best=Math.min(best,Number(process.hrtime.bigint()-t)/1e3/${n})}console.log(best)`;
+  return Number(runIn(pid, '/bin/sh', `node -e ${JSON.stringify(script)}`).trim());
 }
 
-/** Milliseconds of `EXECS` fork+exec of a small binary, measured inside the workload by the shell. */
+/** Microseconds per fork+exec of a small binary: the best of CHUNKS chunks of EXECS/CHUNKS, timed by bash's
+ * clock variable (no process started for the timing), an empty loop's time subtracted. */
 function measureExecs(pid: number): number {
+  const n = Math.max(1, Math.round(EXECS / CHUNKS));
   const out = runIn(
     pid,
-    `s=$(date +%s%N); i=0; while [ $i -lt ${EXECS} ]; do /tmp/b/true; i=$((i+1)); done; e=$(date +%s%N); echo $(( (e - s) / 1000000 ))`,
+    '/bin/bash',
+    `for c in $(seq ${CHUNKS}); do s=$EPOCHREALTIME; i=0; while [ $i -lt 0 ]; do /tmp/b/true; i=$((i+1)); done; m=$EPOCHREALTIME; i=0; while [ $i -lt ${n} ]; do /tmp/b/true; i=$((i+1)); done; e=$EPOCHREALTIME; echo "$s $m $e"; done`,
   );
-  return Number(out.trim());
+  let best = Infinity;
+  for (const line of out.trim().split('\n')) {
+    const [s, m, e] = line.split(' ').map((x) => Number(x.replace(',', '.')) * 1e6);
+    if (s === undefined || m === undefined || e === undefined) continue;
+    best = Math.min(best, (e - m - (m - s)) / n);
+  }
+  if (!Number.isFinite(best)) throw new Error(`exec loop printed no timing: ${out}`);
+  return best;
 }
 
 async function main(): Promise<void> {
@@ -83,14 +98,15 @@ async function main(): Promise<void> {
   spawnSync('sleep', ['1']);
   const anchor: WorkloadAnchor = { key: 'bench', host: false, pid, cgroupPath: '' };
 
-  // Alternating rounds (machine noise is large under TCG): the loops with no programs attached, then
-  // with the plane loaded and 1 000 rules applied to the workload; medians are compared.
+  // Alternating rounds (machine noise is large under TCG): the loops with no programs attached, then with
+  // the plane loaded and 1 000 rules applied to the workload; each side's best round is compared.
   const loaderPath = path.join(repoRoot, 'dist/native/bpf/rtctl-bpf-loader');
   const pinDir = `/sys/fs/bpf/rtctl-bench-${process.pid}`;
   const table1000 = tableOf(1000, '');
   const base = { opens: [] as number[], execs: [] as number[] };
   const bpf = { opens: [] as number[], execs: [] as number[] };
   measureOpens(pid);
+  measureExecs(pid);
   for (let round = 0; round < ROUNDS; round++) {
     base.opens.push(measureOpens(pid));
     base.execs.push(measureExecs(pid));
@@ -105,10 +121,7 @@ async function main(): Promise<void> {
     bpf.execs.push(measureExecs(pid));
     await p.stop({ keepEnforcing: false });
   }
-  const baseOpens = median(base.opens);
-  const baseExecs = median(base.execs);
-  const bpfOpens = median(bpf.opens);
-  const bpfExecs = median(bpf.execs);
+  const best = (xs: readonly number[]): number => Math.min(...xs);
 
   const plane = new BpfLsmPlane({ loaderPath, pinDir });
   await plane.start();
@@ -148,13 +161,13 @@ spec:
     workloads: [{ anchor, policies: [0, 1], postures: POSTURES }],
   });
   const applyMs = Number(process.hrtime.bigint() - t0) / 1e6;
-  const denied = runIn(pid, '/tmp/b/newly-blocked 2>/dev/null; echo $?').trim() === '126';
+  const denied = runIn(pid, '/bin/sh', '/tmp/b/newly-blocked 2>/dev/null; echo $?').trim() === '126';
 
   // Audit events: every open of the audited file is reported; none may be lost silently.
   const before = events.length;
   const a0 = process.hrtime.bigint();
   const script = `const fs=require('fs');for(let i=0;i<${AUDITS};i++){fs.closeSync(fs.openSync('/tmp/b/audited','r'))}`;
-  runIn(pid, `node -e ${JSON.stringify(script)}`);
+  runIn(pid, '/bin/sh', `node -e ${JSON.stringify(script)}`);
   const deadline = Date.now() + 30_000;
   while (events.filter((e) => e.resource === '/tmp/b/audited').length < AUDITS && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 100));
@@ -166,22 +179,40 @@ spec:
   await reader;
   spawnSync('kill', [String(pid)]);
 
+  const round3 = (x: number): number => +x.toFixed(3);
   const result = {
     bench: 'enforcer-bpf-lsm',
-    environment: 'qemu TCG guest, Debian 6.1 kernel: compare ratios, not absolute times',
+    environment: {
+      accelerator: 'tcg',
+      kernel: execFileSync('uname', ['-r'], { encoding: 'utf8' }).trim(),
+      note: 'qemu TCG software emulation (no KVM), Debian 6.1 guest kernel with BPF-LSM: absolute times are meaningless and swing with the host load; compare the ratios, each side the best of alternating rounds',
+    },
     rules: 1000,
     rounds: ROUNDS,
+    chunks: CHUNKS,
+    ratios: {
+      openClose: round3(best(bpf.opens) / best(base.opens)),
+      exec: round3(best(bpf.execs) / best(base.execs)),
+    },
+    // How far apart the baseline's own rounds are (best ÷ worst ≥ 1): a ratio closer to 1 than this spread
+    // cannot be told from the emulator's noise in this run.
+    baselineSpread: {
+      openClose: round3(Math.max(...base.opens) / best(base.opens)),
+      exec: round3(Math.max(...base.execs) / best(base.execs)),
+    },
+    medianRatios: {
+      openClose: round3(median(bpf.opens) / median(base.opens)),
+      exec: round3(median(bpf.execs) / median(base.execs)),
+    },
     openClose: {
       iterations: OPENS,
-      baselineMs: base.opens.map(Math.round),
-      bpfMs: bpf.opens.map(Math.round),
-      medianRatio: +(bpfOpens / baseOpens).toFixed(3),
+      baselineMicros: base.opens.map(round3),
+      bpfMicros: bpf.opens.map(round3),
     },
     exec: {
       iterations: EXECS,
-      baselineMs: base.execs,
-      bpfMs: bpf.execs,
-      medianRatio: +(bpfExecs / baseExecs).toFixed(3),
+      baselineMicros: base.execs.map(round3),
+      bpfMicros: bpf.execs.map(round3),
     },
     policyChange: { applyMs: +applyMs.toFixed(1), deniedRightAfter: denied },
     auditEvents: {
@@ -190,6 +221,15 @@ spec:
       perSecond: Math.round(received / auditSeconds),
       dropped: stats.dropped,
       unreportedLoss: AUDITS - received - stats.dropped,
+    },
+    // For comparison (docs/bpf-lsm.md "Benchmark"): KubeArmor's maintainers give 1-8 % overhead for its BPF-LSM
+    // enforcer (kubearmor/KubeArmor#1639), measured as application throughput of a microservice demo, not
+    // per system call: a loop of opens or execs is the worst case of the same cost.
+    kubeArmorOverheadPercent: {
+      min: 1,
+      max: 8,
+      source: 'kubearmor/KubeArmor#1639',
+      measure: 'application throughput',
     },
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -2,6 +2,7 @@
 // bench/enforcer/bpf-in-guest.ts inside it; prints its JSON result with the guest's boot time.
 //   node --import tsx bench/enforcer/bpf-lsm.ts
 import { execFileSync } from 'node:child_process';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runInGuest } from '../../test/guest/guest-vm.js';
@@ -11,6 +12,7 @@ execFileSync('npm', ['run', '--silent', 'build:native'], {
   cwd: repoRoot,
   stdio: ['ignore', 'ignore', 'inherit'],
 });
+const loadAtStart = loadavg();
 const result = await runInGuest({
   repoRoot,
   command: 'node --import tsx bench/enforcer/bpf-in-guest.ts',
@@ -25,5 +27,15 @@ if (result.exitCode !== 0 || line === undefined) {
 }
 const parsed = JSON.parse(line) as Record<string, unknown>;
 process.stdout.write(
-  `${JSON.stringify({ ...parsed, guestBootMs: result.bootMs, guestTotalMs: result.totalMs }, null, 2)}\n`,
+  `${JSON.stringify(
+    {
+      ...parsed,
+      guestBootMs: result.bootMs,
+      guestTotalMs: result.totalMs,
+      // The host's load averages (1, 5, 15 min) when the run started and ended: TCG timings swing with it.
+      hostLoadAverage: { start: loadAtStart, end: loadavg() },
+    },
+    null,
+    2,
+  )}\n`,
 );
