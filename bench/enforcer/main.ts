@@ -73,12 +73,25 @@ async function timeExec(cd: Containerd, id: string, script: string): Promise<num
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-/** Per-iteration cost in microseconds: (t(N) - t(0)) / N, the fixed cost of `ctr exec` subtracted. */
-async function measureLoop(cd: Containerd, id: string, body: string, n: number): Promise<number> {
-  const loop = (count: number): string => `i=0; while [ $i -lt ${count} ]; do ${body}; i=$((i+1)); done`;
-  const empty = await timeExec(cd, id, loop(0));
-  const full = await timeExec(cd, id, loop(n));
-  return ((full - empty) * 1000) / n;
+/**
+ * The best (least disturbed) times of one loop on one side, with N iterations and with none. The
+ * per-iteration cost is (best t(N) - best t(0)) / N, the fixed cost of `ctr exec` subtracted: the best of
+ * each, not the best difference, which one disturbed empty run could make negative.
+ */
+class LoopTimes {
+  private full = Infinity;
+  private empty = Infinity;
+  constructor(private readonly n: number) {}
+
+  async measure(cd: Containerd, id: string, body: string): Promise<void> {
+    const loop = (count: number): string => `i=0; while [ $i -lt ${count} ]; do ${body}; i=$((i+1)); done`;
+    this.empty = Math.min(this.empty, await timeExec(cd, id, loop(0)));
+    this.full = Math.min(this.full, await timeExec(cd, id, loop(this.n)));
+  }
+
+  micros(): number {
+    return ((this.full - this.empty) * 1000) / this.n;
+  }
 }
 
 async function main(): Promise<void> {
@@ -126,8 +139,10 @@ async function main(): Promise<void> {
       { ruleSet: lint.ruleSet, workloads: [workload], postures: new Map(), nodeLabels: {} },
       1,
     );
-    const baseline = { openCloseMicros: Infinity, execMicros: Infinity };
-    const enforced = { openCloseMicros: Infinity, execMicros: Infinity };
+    const times = {
+      baseline: { openClose: new LoopTimes(OPEN_LOOPS), exec: new LoopTimes(EXEC_LOOPS) },
+      enforced: { openClose: new LoopTimes(OPEN_LOOPS), exec: new LoopTimes(EXEC_LOOPS) },
+    };
     let applyMs = 0;
     let baselineDecisions = 0;
     let generation = 1;
@@ -136,26 +151,28 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       await plane.apply({ generation: ++generation, table: node.state.table, workloads: [] });
       const b0 = await plane.stats();
-      baseline.openCloseMicros = Math.min(
-        baseline.openCloseMicros,
-        await measureLoop(cd, c.id, openBody, OPEN_LOOPS),
-      );
-      baseline.execMicros = Math.min(baseline.execMicros, await measureLoop(cd, c.id, execBody, EXEC_LOOPS));
+      await times.baseline.openClose.measure(cd, c.id, openBody);
+      await times.baseline.exec.measure(cd, c.id, execBody);
       const b1 = await plane.stats();
       baselineDecisions += b1.decisions - b0.decisions;
       const applyStart = process.hrtime.bigint();
       await plane.apply({ ...node.state, generation: ++generation });
       applyMs = Math.max(applyMs, Number(process.hrtime.bigint() - applyStart) / 1e6);
       const e0 = await plane.stats();
-      enforced.openCloseMicros = Math.min(
-        enforced.openCloseMicros,
-        await measureLoop(cd, c.id, openBody, OPEN_LOOPS),
-      );
-      enforced.execMicros = Math.min(enforced.execMicros, await measureLoop(cd, c.id, execBody, EXEC_LOOPS));
+      await times.enforced.openClose.measure(cd, c.id, openBody);
+      await times.enforced.exec.measure(cd, c.id, execBody);
       const e1 = await plane.stats();
       enforcedDecisions += e1.decisions - e0.decisions;
       enforcedHits += e1.cacheHits - e0.cacheHits;
     }
+    const baseline = {
+      openCloseMicros: times.baseline.openClose.micros(),
+      execMicros: times.baseline.exec.micros(),
+    };
+    const enforced = {
+      openCloseMicros: times.enforced.openClose.micros(),
+      execMicros: times.enforced.exec.micros(),
+    };
 
     // Alerts per second: an Audit rule on /data/, every open reported.
     const audit = lintTexts([
