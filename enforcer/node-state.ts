@@ -40,7 +40,7 @@ export interface NodeState {
 type SelectPolicies = (workload: Workload, nodeLabels: Record<string, string>) => number[];
 
 /** What depends on the policies alone: kept while the rule set (or the table) is the same object. */
-interface PolicyPart {
+export interface PolicyPart {
   source: RuleSet | LoadedRuleTable;
   image: RuleTableImage;
   /** The table bytes as text, for the fingerprint. */
@@ -109,12 +109,21 @@ function createPolicyPart(inputs: NodeInputs): PolicyPart {
   };
 }
 
-function assemble(part: PolicyPart, inputs: NodeInputs, generation: number): NodeState {
-  const { image, select } = part;
+/**
+ * Builds the node state for the given generation. `policies` is what an earlier build of the same rule set
+ * (or table) computed from the policies alone (createNodeStateBuilder); without it, it is computed here.
+ */
+export function buildNodeState(
+  inputs: NodeInputs,
+  generation: number,
+  policies: PolicyPart = createPolicyPart(inputs),
+): NodeState {
+  const { image } = policies;
+  const select = (w: Workload): number[] => policies.select(w, inputs.nodeLabels);
   const enforced: WorkloadEnforcement[] = [];
   const byKey = new Map<string, Workload>();
   for (const w of inputs.workloads) {
-    const selected = select(w, inputs.nodeLabels);
+    const selected = select(w);
     if (selected.length === 0) continue;
     enforced.push({
       anchor: { key: w.key, host: w.kind === 'host', pid: w.pid, cgroupPath: w.cgroupPath },
@@ -129,7 +138,7 @@ function assemble(part: PolicyPart, inputs: NodeInputs, generation: number): Nod
   }
   enforced.sort((a, b) => (a.anchor.key < b.anchor.key ? -1 : a.anchor.key > b.anchor.key ? 1 : 0));
   const fingerprint = [
-    part.tableText,
+    policies.tableText,
     ...enforced.map(
       (e) =>
         `${e.anchor.key}|${e.anchor.pid}|${e.policies.join(',')}|${e.postures.file}${e.postures.network}${e.postures.capabilities}`,
@@ -141,11 +150,6 @@ function assemble(part: PolicyPart, inputs: NodeInputs, generation: number): Nod
     workloads: byKey,
     fingerprint,
   };
-}
-
-/** Builds the node state for the given generation (from scratch). */
-export function buildNodeState(inputs: NodeInputs, generation: number): NodeState {
-  return assemble(createPolicyPart(inputs), inputs, generation);
 }
 
 /** Builds node states for successive inputs (the enforcer's reconcile), each equal to buildNodeState's. */
@@ -162,6 +166,6 @@ export function createNodeStateBuilder(): NodeStateBuilder {
   return (inputs, generation) => {
     const source = 'ruleTable' in inputs ? inputs.ruleTable : inputs.ruleSet;
     if (part === undefined || part.source !== source) part = createPolicyPart(inputs);
-    return assemble(part, inputs, generation);
+    return buildNodeState(inputs, generation, part);
   };
 }
