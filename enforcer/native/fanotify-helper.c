@@ -309,7 +309,7 @@ static void proc_syscall(int pid, int cls, char *name, size_t nlen, char *args, 
    * waits for our answer. The 6.18 kernel here does not deadlock, but older ones could; the name is known. */
   if (cls == RT_CLASS_PROCESS) return;
   snprintf(p, sizeof p, "/proc/%d/syscall", pid);
-  if (read_small(p, buf, sizeof buf) < 0 ||
+  if ((ident_read_syscall(pid, buf, sizeof buf) < 0 && read_small(p, buf, sizeof buf) < 0) ||
       sscanf(buf, "%ld %lx %lx %lx %lx %lx %lx", &nr, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5]) < 1) {
     *write = cls == RT_CLASS_FILE; /* unknown: assume the stricter case */
     return;
@@ -619,6 +619,7 @@ static void report(const struct workload *w, int cls, const struct decision *d, 
   snprintf(p, sizeof p, "/proc/%d/cwd", pid);
   read_link(p, cwd, sizeof cwd);
   proc_syscall(pid, cls, sysname, sizeof sysname, args, sizeof args, &write_);
+  ident_end_event();
 
   static struct sbuf b; /* reused: one event line at a time */
   b.len = 0;

@@ -34,6 +34,7 @@ struct rt_pidfd_info {
 struct slot {
   int pid;   /* 0: empty */
   int pidfd; /* refers to the process this entry describes */
+  int sysfd; /* /proc/<pid>/syscall of that process, opened on first use; -1 */
   int nspid;
 };
 
@@ -41,9 +42,10 @@ static struct slot slots[SLOTS];
 static int use_pidfd = 1;      /* pidfd_open works */
 static int use_info = 1;       /* PIDFD_GET_INFO works (cleared on the first EINVAL/ENOTTY) */
 static struct proc_identity_stats stats;
+static int valid_pid; /* the pid ident_get last validated (its entry describes the event's process) */
 
 void ident_init(void) {
-  for (unsigned i = 0; i < SLOTS; i++) slots[i] = (struct slot){.pid = 0, .pidfd = -1};
+  for (unsigned i = 0; i < SLOTS; i++) slots[i] = (struct slot){.pid = 0, .pidfd = -1, .sysfd = -1};
   /* Room for one pidfd per slot beside the event file descriptors. */
   struct rlimit rl;
   if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max && rl.rlim_cur < 8192) {
@@ -56,7 +58,8 @@ void ident_init(void) {
 void ident_reset(void) {
   for (unsigned i = 0; i < SLOTS; i++) {
     if (slots[i].pidfd >= 0) close(slots[i].pidfd);
-    slots[i] = (struct slot){.pid = 0, .pidfd = -1};
+    if (slots[i].sysfd >= 0) close(slots[i].sysfd);
+    slots[i] = (struct slot){.pid = 0, .pidfd = -1, .sysfd = -1};
   }
 }
 
@@ -74,7 +77,8 @@ static int alive(int pidfd) {
 
 static void clear(struct slot *s) {
   if (s->pidfd >= 0) close(s->pidfd);
-  *s = (struct slot){.pid = 0, .pidfd = -1};
+  if (s->sysfd >= 0) close(s->sysfd);
+  *s = (struct slot){.pid = 0, .pidfd = -1, .sysfd = -1};
 }
 
 static int parse_int(const char *p) {
@@ -114,13 +118,22 @@ static int read_status(int pid, int *ppid, int *uid, int *nspid) {
   return 0;
 }
 
-/* The cached entry of a live `pid`, built when missing or stale. On a fresh build, the status fields read
- * on the way are returned through `ppid`/`uid` and `*fresh` is set. NULL when nothing can be cached. */
-static struct slot *entry(int pid, int *fresh, int *ppid, int *uid) {
+static int info(int pidfd, int *ppid, int *uid);
+
+/* The cached entry of a live `pid`, built when missing or stale. With `with_info`, a hit also fills
+ * ppid/uid from PIDFD_GET_INFO, which doubles as the liveness check (it fails once the process is reaped,
+ * and a pid is only reused after that); *fresh tells the caller they are filled. On a fresh build, the
+ * status fields read on the way are returned the same way. NULL when nothing can be cached. */
+static struct slot *entry(int pid, int with_info, int *fresh, int *ppid, int *uid) {
   struct slot *s = &slots[(unsigned)pid % SLOTS];
   *fresh = 0;
   if (s->pid == pid && s->pidfd >= 0) {
-    if (alive(s->pidfd)) {
+    if (with_info && use_info && info(s->pidfd, ppid, uid) == 0) {
+      stats.hits++;
+      *fresh = 1;
+      return s;
+    }
+    if ((!with_info || !use_info) && alive(s->pidfd)) {
       stats.hits++;
       return s;
     }
@@ -141,7 +154,7 @@ static struct slot *entry(int pid, int *fresh, int *ppid, int *uid) {
     s->nspid = nspid; /* not cached (pid 0), but the caller reads nspid from here */
     return s;
   }
-  *s = (struct slot){.pid = pid, .pidfd = fd, .nspid = nspid};
+  *s = (struct slot){.pid = pid, .pidfd = fd, .sysfd = -1, .nspid = nspid};
   return s;
 }
 
@@ -166,13 +179,15 @@ static int info(int pidfd, int *ppid, int *uid) {
 void ident_get(int pid, int want_parent, struct proc_identity *out) {
   *out = (struct proc_identity){.pid = pid, .ppid = 0, .nspid = pid, .parent_nspid = 0, .uid = -1};
   int fresh = 0, ppid = 0, uid = -1;
-  struct slot *s = entry(pid, &fresh, &ppid, &uid);
+  struct slot *s = entry(pid, 1, &fresh, &ppid, &uid);
+  valid_pid = 0;
   if (s != NULL) {
     out->nspid = s->nspid;
-    if (!fresh && (s->pidfd < 0 || info(s->pidfd, &ppid, &uid) != 0)) {
+    if (!fresh) {
       int ignored = pid;
       read_status(pid, &ppid, &uid, &ignored);
     }
+    if (s->pid == pid) valid_pid = pid;
     out->ppid = ppid;
     out->uid = uid;
     if (s->pid == 0) s->nspid = 0;
@@ -180,9 +195,27 @@ void ident_get(int pid, int want_parent, struct proc_identity *out) {
   out->parent_nspid = out->ppid;
   if (!want_parent || out->ppid <= 0) return;
   int pfresh = 0, pp = 0, pu = -1;
-  struct slot *ps = entry(out->ppid, &pfresh, &pp, &pu);
+  struct slot *ps = entry(out->ppid, 0, &pfresh, &pp, &pu);
   if (ps != NULL) {
     out->parent_nspid = ps->nspid;
     if (ps->pid == 0) ps->nspid = 0;
   }
 }
+
+ssize_t ident_read_syscall(int pid, char *buf, size_t len) {
+  if (pid <= 0 || pid != valid_pid || len < 2) return -1;
+  struct slot *s = &slots[(unsigned)pid % SLOTS];
+  if (s->pid != pid) return -1;
+  if (s->sysfd < 0) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/syscall", pid);
+    s->sysfd = open(path, O_RDONLY | O_CLOEXEC);
+    if (s->sysfd < 0) return -1;
+  }
+  ssize_t n = pread(s->sysfd, buf, len - 1, 0);
+  if (n < 0) return -1;
+  buf[n] = 0;
+  return n;
+}
+
+void ident_end_event(void) { valid_pid = 0; }

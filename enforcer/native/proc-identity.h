@@ -11,7 +11,9 @@
 #ifndef RTCTL_PROC_IDENTITY_H
 #define RTCTL_PROC_IDENTITY_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct proc_identity {
   int pid;          /* host pid (the helper's namespace) */
@@ -34,6 +36,13 @@ void ident_init(void);
 /* The identity of `pid` (a live process, blocked in a permission event), with its parent's nspid when
  * `want_parent` is set. Fields that cannot be read keep their "unknown" values. */
 void ident_get(int pid, int want_parent, struct proc_identity *out);
+
+/* Reads /proc/<pid>/syscall through a descriptor kept with the entry of `pid`, valid only for the pid of the
+ * last ident_get (whose entry was just checked to describe the event's process). -1: read it by path. */
+ssize_t ident_read_syscall(int pid, char *buf, size_t len);
+
+/* Ends the event of the last ident_get: ident_read_syscall reads by path again until the next one. */
+void ident_end_event(void);
 
 /* Forgets every cached entry (closes their pidfds). */
 void ident_reset(void);
