@@ -56,7 +56,8 @@ interface HelperEvent {
   path: string;
   syscall: string;
   args: string;
-  cgroup: string;
+  /** No longer sent (the alert record has no cgroup); older helpers still send it. */
+  cgroup?: string;
   cwd: string;
 }
 
