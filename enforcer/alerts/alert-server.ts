@@ -19,7 +19,6 @@ import { chmodSync, chownSync, lstatSync, unlinkSync } from 'node:fs';
 import { connect, type AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { formatAlertAddress, type AlertAddress } from './alert-address.js';
-import { alertTimeMs } from './alert-filter.js';
 import type { AlertHub } from './alert-hub.js';
 import type { AlertRecord } from './alert-record.js';
 import type { HistoryBoundary } from '../io/alert-log-since.js';
@@ -136,7 +135,7 @@ function serveAlerts(
     let start = hub.count() + 1;
     for (let s = hub.count(); s >= hub.firstHeld(); s--) {
       const item = hub.at(s);
-      if (item === undefined || alertTimeMs(item.alert) < since) break;
+      if (item === undefined || item.timeMs < since) break;
       start = s;
     }
     cursor = start - 1;
@@ -144,13 +143,9 @@ function serveAlerts(
     if (start === hub.firstHeld() && options.history) {
       let boundary: HistoryBoundary | undefined;
       if (oldest !== undefined) {
-        const timeMs = alertTimeMs(oldest.alert);
+        const timeMs = oldest.timeMs;
         const lines = new Set<string>();
-        for (
-          let s = start;
-          hub.at(s) !== undefined && alertTimeMs(hub.at(s)?.alert ?? oldest.alert) === timeMs;
-          s++
-        )
+        for (let s = start; hub.at(s) !== undefined && hub.at(s)?.timeMs === timeMs; s++)
           lines.add(hub.at(s)?.line ?? '');
         boundary = { timeMs, lines };
       }
