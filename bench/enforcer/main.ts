@@ -7,9 +7,19 @@
 //  - the enforcer's peak RSS (`rssMaxMB`, VmHWM) under an alert flood through `rtctl enforcer run` with 20
 //    followers that never read their stream.
 // Run as root: `node --import tsx bench/enforcer/main.ts [--out bench/results/enforcer.json]`.
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
@@ -218,7 +228,16 @@ async function main(): Promise<void> {
     let rssMaxMB = 0;
     let floodAlerts = 0;
     let rssBeforeFloodMB = 0;
-    const e2e = { seconds: NaN, published: 0, logged: 0, helperDropped: 0 };
+    const e2e = {
+      seconds: NaN,
+      wallSeconds: NaN,
+      published: 0,
+      logged: 0,
+      helperDropped: 0,
+      helperCpuMicrosPerAlert: NaN,
+      enforcerCpuMicrosPerAlert: NaN,
+      loadAverage: [] as number[],
+    };
     try {
       await sleep(1500);
       // 20 changes, alternately adding a Block on a probe file and removing it. Each sample runs from the
@@ -288,6 +307,26 @@ async function main(): Promise<void> {
         return n;
       };
       const loggedBefore = loggedLines();
+      // CPU time of the enforcer and of the helper over the flood (user + system, from /proc/<pid>/stat):
+      // per alert, figures that depend little on other load on the machine.
+      const socketPath = join(stateDir, 'fanotify.sock');
+      const helperPid = readdirSync('/proc')
+        .filter((d) => /^\d+$/.test(d))
+        .map(Number)
+        .find((p) => {
+          try {
+            return readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').includes(socketPath);
+          } catch {
+            return false;
+          }
+        });
+      const cpuMicros = (p: number | undefined): number => {
+        if (p === undefined) return NaN;
+        const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+        return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100; // clock ticks (USER_HZ 100)
+      };
+      const enforcerCpu0 = cpuMicros(pid);
+      const helperCpu0 = cpuMicros(helperPid);
       // End to end: from the first open until every alert is on the stream (the hub) and in the log, or
       // counted dropped by the helper.
       const floodStart = process.hrtime.bigint();
@@ -304,8 +343,17 @@ async function main(): Promise<void> {
         if (Date.now() > floodDeadline) break;
         await sleep(10);
       }
-      e2e.seconds = Number(process.hrtime.bigint() - floodStart) / 1e9;
+      e2e.wallSeconds = Number(process.hrtime.bigint() - floodStart) / 1e9;
       e2e.logged = loggedLines() - loggedBefore;
+      e2e.enforcerCpuMicrosPerAlert = (cpuMicros(pid) - enforcerCpu0) / ALERT_LOOPS;
+      e2e.helperCpuMicrosPerAlert = (cpuMicros(helperPid) - helperCpu0) / ALERT_LOOPS;
+      e2e.loadAverage = loadavg();
+      // The alert path's time: from the first flood alert's event (its UpdatedTime, the helper's clock when
+      // the open was asked) to the last write of the alert log (its mtime), so the start-up of `ctr exec`
+      // (tens of ms, not part of the path) is not counted; wallSeconds includes it.
+      const firstLine = readFileSync(alertLogPath, 'utf8').split('\n')[loggedBefore] ?? '';
+      const firstEventMs = Date.parse((JSON.parse(firstLine) as { UpdatedTime: string }).UpdatedTime);
+      e2e.seconds = (statSync(alertLogPath).mtimeMs - firstEventMs) / 1000;
       await sleep(500);
       rssMaxMB = hwm();
       floodAlerts = (await published()) - before;
@@ -336,6 +384,10 @@ async function main(): Promise<void> {
       alerts: {
         expected: ALERT_LOOPS,
         perSecond: e2e.logged / e2e.seconds,
+        wallSeconds: e2e.wallSeconds,
+        helperCpuMicrosPerAlert: e2e.helperCpuMicrosPerAlert,
+        enforcerCpuMicrosPerAlert: e2e.enforcerCpuMicrosPerAlert,
+        loadAverage: e2e.loadAverage,
         published: e2e.published,
         logged: e2e.logged,
         droppedCountedByHelper: e2e.helperDropped,
