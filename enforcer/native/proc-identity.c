@@ -36,6 +36,10 @@ struct slot {
   int pidfd; /* refers to the process this entry describes */
   int sysfd; /* /proc/<pid>/syscall of that process, opened on first use; -1 */
   int nspid;
+  /* The parent's nspid as last looked up, for parent pid `parent`. A process's parent changes only by
+   * reparenting to another live process (a subreaper or init), never to a later holder of the same pid, so
+   * while `parent` is still its ppid, `parent_nspid` still describes it. */
+  int parent, parent_nspid;
 };
 
 static struct slot slots[SLOTS];
@@ -154,7 +158,7 @@ static struct slot *entry(int pid, int with_info, int *fresh, int *ppid, int *ui
     s->nspid = nspid; /* not cached (pid 0), but the caller reads nspid from here */
     return s;
   }
-  *s = (struct slot){.pid = pid, .pidfd = fd, .sysfd = -1, .nspid = nspid};
+  *s = (struct slot){.pid = pid, .pidfd = fd, .sysfd = -1, .nspid = nspid, .parent = 0, .parent_nspid = 0};
   return s;
 }
 
@@ -194,11 +198,21 @@ void ident_get(int pid, int want_parent, struct proc_identity *out) {
   }
   out->parent_nspid = out->ppid;
   if (!want_parent || out->ppid <= 0) return;
+  if (s != NULL && s->pid == pid && s->parent == out->ppid && s->parent_nspid > 0) {
+    out->parent_nspid = s->parent_nspid;
+    return;
+  }
   int pfresh = 0, pp = 0, pu = -1;
   struct slot *ps = entry(out->ppid, 0, &pfresh, &pp, &pu);
   if (ps != NULL) {
     out->parent_nspid = ps->nspid;
     if (ps->pid == 0) ps->nspid = 0;
+  }
+  /* The parent's entry may have taken the same slot: look the process's entry up again. */
+  struct slot *self = &slots[(unsigned)pid % SLOTS];
+  if (self->pid == pid && out->parent_nspid > 0) {
+    self->parent = out->ppid;
+    self->parent_nspid = out->parent_nspid;
   }
 }
 
