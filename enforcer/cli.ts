@@ -3,7 +3,6 @@ import { Command, Option } from 'commander';
 import { get } from 'node:http';
 import { chownSync, existsSync, mkdirSync } from 'node:fs';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import * as k8s from '@kubernetes/client-node';
 import {
   ConfigError,
   parseAddressFlag,
@@ -29,10 +28,8 @@ import { openAlertLog, type AlertLog } from './io/alert-log.js';
 import { readAlertLogTail } from './io/alert-log-tail.js';
 import { createContainerdLister } from './io/containerd-workloads.js';
 import { createDirectoryPolicySource } from './io/directory-policy-source.js';
-import { createInformerFeeds } from './io/kubernetes-informer-feeds.js';
 import { createKubernetesPolicySource } from './kubernetes/kubernetes-policy-source.js';
 import { createNodeStatusReporting, type NodeStatusReporting } from './kubernetes/node-status-reporting.js';
-import { createConfigMapReleaseWatch, createConfigMapStatusWriter } from './io/kubernetes-node-status.js';
 import {
   RuleTableLoadError,
   createRuleTablePolicySource,
@@ -103,14 +100,15 @@ async function chooseDataPlane(name: string, logger: Logger): Promise<string> {
   throw new ConfigError('no data plane works on this kernel (see rtctl probe)');
 }
 
-function loadKubeConfig(kubeconfig: string | undefined): k8s.KubeConfig {
-  const kc = new k8s.KubeConfig();
-  if (kubeconfig) kc.loadFromFile(kubeconfig);
-  else kc.loadFromDefault();
-  return kc;
-}
+/** The Kubernetes clients, loaded only by the Kubernetes source (kubernetes-clients.ts). */
+const loadKubernetesClients = (): Promise<typeof import('./io/kubernetes-clients.js')> =>
+  import('./io/kubernetes-clients.js');
 
-function createSource(config: EnforcerConfig, logger: Logger, preloaded?: PolicySnapshot): PolicySource {
+async function createSource(
+  config: EnforcerConfig,
+  logger: Logger,
+  preloaded?: PolicySnapshot,
+): Promise<PolicySource> {
   if (config.source.kind === 'directory')
     return createDirectoryPolicySource({ dir: config.source.dir, logger });
   if (config.source.kind === 'rule-table')
@@ -119,6 +117,7 @@ function createSource(config: EnforcerConfig, logger: Logger, preloaded?: Policy
       logger,
       ...(preloaded !== undefined ? { initial: preloaded } : {}),
     });
+  const { loadKubeConfig, createInformerFeeds } = await loadKubernetesClients();
   const kc = loadKubeConfig(config.source.kubeconfig);
   return createKubernetesPolicySource({
     feeds: createInformerFeeds(kc, config.nodeName, logger),
@@ -232,6 +231,8 @@ async function runEnforcer(flags: EnforcerFlags & { alertOutput?: string[] }): P
     inUse.plane = plane;
     if (config.source.kind === 'kubernetes') {
       // Policy status: this node's report ConfigMap, and the release request of `rtctl uninstall`.
+      const { loadKubeConfig, createConfigMapReleaseWatch, createConfigMapStatusWriter } =
+        await loadKubernetesClients();
       const kc = loadKubeConfig(config.source.kubeconfig);
       const { namespace } = config.nodeStatus;
       reporting = createNodeStatusReporting({
@@ -249,7 +250,7 @@ async function runEnforcer(flags: EnforcerFlags & { alertOutput?: string[] }): P
     }
     const status = reporting;
     const starting = createEnforcer({
-      source: createSource(config, logger, preloaded),
+      source: await createSource(config, logger, preloaded),
       containers: createContainerdLister({
         socket: config.containerdSocket,
         namespace: config.containerdNamespace,

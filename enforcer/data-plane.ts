@@ -96,7 +96,10 @@ export interface DataPlaneEvent {
   /** System call name as `SYS_OPENAT`, and its arguments in `key=value` form (`fd=-100 flags=O_RDONLY`). */
   syscall: string;
   syscallArgs: string;
-  /** The acting process's cgroup path (container id inside it). */
+  /**
+   * The acting process's cgroup path (container id inside it); empty from the fanotify plane, which does not
+   * read it (the alert record has no cgroup; the workload comes from the marked mount).
+   */
   cgroup: string;
   /** The acting process's working directory, when known. */
   cwd?: string;

@@ -4,10 +4,20 @@
 //  - policy-change-to-enforced latency through `rtctl enforcer run` over a policy directory: 20 changes, each
 //    until a probe open in the container's mount gets the new answer (every sample, and the p99);
 //  - alerts per second through the plane with an Audit rule, and the count of events lost unreported;
-//  - the enforcer's peak RSS (`rssMaxMB`, VmHWM) under an alert flood through `rtctl enforcer run` with 20
-//    followers that never read their stream.
+//  - the enforcer's peak RSS (`rssMaxMB`, VmHWM reset just before the flood) under an alert flood through
+//    `rtctl enforcer run` with 20 followers that never read their stream.
 // Run as root: `node --import tsx bench/enforcer/main.ts [--out bench/results/enforcer.json]`.
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -236,7 +246,17 @@ async function main(): Promise<void> {
     let rssMaxMB = 0;
     let floodAlerts = 0;
     let rssBeforeFloodMB = 0;
-    const e2e = { seconds: NaN, published: 0, logged: 0, helperDropped: 0 };
+    let rssMaxMBBeforeFlood = 0;
+    const e2e = {
+      seconds: NaN,
+      wallSeconds: NaN,
+      published: 0,
+      logged: 0,
+      helperDropped: 0,
+      helperCpuMicrosPerAlert: NaN,
+      enforcerCpuMicrosPerAlert: NaN,
+      loadAverage: [] as number[],
+    };
     try {
       await sleep(1500);
       // 20 changes, alternately adding a Block on a probe file and removing it. Each sample runs from the
@@ -296,6 +316,11 @@ async function main(): Promise<void> {
       const before = await published();
       const rssBefore = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
       rssBeforeFloodMB = rssBefore?.[1] ? Number(rssBefore[1]) / 1024 : 0;
+      // rssMaxMB is the peak under the flood: the high-water mark is reset to the current RSS here
+      // (clear_refs 5), so the peaks of start-up and of the 20 policy changes above (their own measure) are
+      // not counted; the whole run's peak so far is kept as flood.rssMaxMBBeforeFlood.
+      rssMaxMBBeforeFlood = hwm();
+      writeFileSync(`/proc/${pid}/clear_refs`, '5');
       const statusNow = (): Promise<{ alerts: number; stats: { dropped: number } }> =>
         getJson<{ alerts: number; stats: { dropped: number } }>(`${enforcer.url}/status`);
       const droppedBefore = (await statusNow()).stats.dropped;
@@ -306,6 +331,26 @@ async function main(): Promise<void> {
         return n;
       };
       const loggedBefore = loggedLines();
+      // CPU time of the enforcer and of the helper over the flood (user + system, from /proc/<pid>/stat):
+      // per alert, figures that depend little on other load on the machine.
+      const socketPath = join(stateDir, 'fanotify.sock');
+      const helperPid = readdirSync('/proc')
+        .filter((d) => /^\d+$/.test(d))
+        .map(Number)
+        .find((p) => {
+          try {
+            return readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').includes(socketPath);
+          } catch {
+            return false;
+          }
+        });
+      const cpuMicros = (p: number | undefined): number => {
+        if (p === undefined) return NaN;
+        const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+        return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100; // clock ticks (USER_HZ 100)
+      };
+      const enforcerCpu0 = cpuMicros(pid);
+      const helperCpu0 = cpuMicros(helperPid);
       // End to end: from the first open until every alert is on the stream (the hub) and in the log, or
       // counted dropped by the helper.
       const floodStart = process.hrtime.bigint();
@@ -322,8 +367,17 @@ async function main(): Promise<void> {
         if (Date.now() > floodDeadline) break;
         await sleep(10);
       }
-      e2e.seconds = Number(process.hrtime.bigint() - floodStart) / 1e9;
+      e2e.wallSeconds = Number(process.hrtime.bigint() - floodStart) / 1e9;
       e2e.logged = loggedLines() - loggedBefore;
+      e2e.enforcerCpuMicrosPerAlert = (cpuMicros(pid) - enforcerCpu0) / ALERT_LOOPS;
+      e2e.helperCpuMicrosPerAlert = (cpuMicros(helperPid) - helperCpu0) / ALERT_LOOPS;
+      e2e.loadAverage = loadavg();
+      // The alert path's time: from the first flood alert's event (its UpdatedTime, the helper's clock when
+      // the open was asked) to the last write of the alert log (its mtime), so the start-up of `ctr exec`
+      // (tens of ms, not part of the path) is not counted; wallSeconds includes it.
+      const firstLine = readFileSync(alertLogPath, 'utf8').split('\n')[loggedBefore] ?? '';
+      const firstEventMs = Date.parse((JSON.parse(firstLine) as { UpdatedTime: string }).UpdatedTime);
+      e2e.seconds = (statSync(alertLogPath).mtimeMs - firstEventMs) / 1000;
       await sleep(500);
       rssMaxMB = hwm();
       floodAlerts = (await published()) - before;
@@ -356,6 +410,10 @@ async function main(): Promise<void> {
       alerts: {
         expected: ALERT_LOOPS,
         perSecond: e2e.logged / e2e.seconds,
+        wallSeconds: e2e.wallSeconds,
+        helperCpuMicrosPerAlert: e2e.helperCpuMicrosPerAlert,
+        enforcerCpuMicrosPerAlert: e2e.enforcerCpuMicrosPerAlert,
+        loadAverage: e2e.loadAverage,
         published: e2e.published,
         logged: e2e.logged,
         droppedCountedByHelper: e2e.helperDropped,
@@ -367,7 +425,13 @@ async function main(): Promise<void> {
         planeUnreportedLoss: ALERT_LOOPS - received - alertStats.dropped,
       },
       rssMaxMB,
-      flood: { followers: 20, opens: ALERT_LOOPS, alertsPublished: floodAlerts, rssBeforeFloodMB },
+      flood: {
+        followers: 20,
+        opens: ALERT_LOOPS,
+        alertsPublished: floodAlerts,
+        rssBeforeFloodMB,
+        rssMaxMBBeforeFlood,
+      },
     };
     const json = `${JSON.stringify(result, null, 2)}\n`;
     process.stdout.write(json);

@@ -1,15 +1,39 @@
 // In-memory alert hub: a bounded history with sequence numbers, and live subscribers. The stream server and
 // the relay both serve from a hub. The history is a ring of `capacity` alerts addressed by sequence number,
-// so a reader at any position costs nothing per follower (followers keep a cursor, not a queue).
+// so a reader at any position costs nothing per follower (followers keep a cursor, not a queue). The history
+// holds each alert as its JSON line only (and its time): the record object is handed to the subscribers at
+// publish and then let go, and `alert` of a held item is parsed from the line when asked (rarely: `since=`
+// reads the time, the stream the line).
 import { randomUUID } from 'node:crypto';
+import { alertTimeMs } from './alert-filter.js';
 import type { AlertRecord } from './alert-record.js';
 
 /** One alert with its sequence number in this hub (1-based, increasing). */
 export interface SequencedAlert {
-  seq: number;
-  alert: AlertRecord;
+  readonly seq: number;
+  readonly alert: AlertRecord;
   /** The alert as one JSON line, without the newline. */
-  line: string;
+  readonly line: string;
+  /** alertTimeMs(alert): ms since the epoch (NaN when the record has no time). */
+  readonly timeMs: number;
+}
+
+/** A held alert: the line, and the record only while its subscribers run. */
+class HeldAlert implements SequencedAlert {
+  constructor(
+    readonly seq: number,
+    readonly line: string,
+    readonly timeMs: number,
+    private record: AlertRecord | undefined,
+  ) {}
+
+  get alert(): AlertRecord {
+    return this.record ?? (JSON.parse(this.line) as AlertRecord);
+  }
+
+  release(): void {
+    this.record = undefined;
+  }
 }
 
 /** Alert hub. */
@@ -32,7 +56,7 @@ export interface AlertHub {
 /** Creates a hub keeping the last `capacity` alerts. */
 export function createAlertHub(capacity = 10000, initial: readonly AlertRecord[] = []): AlertHub {
   if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('hub capacity must be >= 1');
-  const ring: (SequencedAlert | undefined)[] = new Array<SequencedAlert | undefined>(capacity);
+  const ring: (HeldAlert | undefined)[] = new Array<HeldAlert | undefined>(capacity);
   const listeners = new Set<(a: SequencedAlert) => void>();
   let seq = 0;
   const firstHeld = (): number => Math.max(1, seq - capacity + 1);
@@ -41,9 +65,13 @@ export function createAlertHub(capacity = 10000, initial: readonly AlertRecord[]
   const hub: AlertHub = {
     streamId: randomUUID(),
     publish(alert) {
-      const item = { seq: ++seq, alert, line: JSON.stringify(alert) };
+      const item = new HeldAlert(++seq, JSON.stringify(alert), alertTimeMs(alert), alert);
       ring[item.seq % capacity] = item;
-      for (const l of listeners) l(item);
+      try {
+        for (const l of listeners) l(item);
+      } finally {
+        item.release();
+      }
       return item;
     },
     since(after) {

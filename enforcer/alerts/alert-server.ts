@@ -10,14 +10,15 @@
 //   GET /metrics                           Prometheus metrics (when given: enforcer/metrics/)
 // Bounded under hostile clients: each follower is a cursor into the hub's history, written only while its
 // socket buffer holds less than `followerBufferBytes` (backpressure), so a follower that stops reading costs
-// one bounded buffer; one that falls more than `maxLag` alerts behind gets a final stream-end line
-// (stream-end.ts) and is disconnected. Connections, streams, header time and idle time are capped.
+// one bounded buffer; one that falls more than `maxLag` alerts behind (and further behind than it started:
+// a stream that asked for a long backlog is given time to read it) gets a final stream-end line
+// (stream-end.ts) and is disconnected, as is one whose next alert the hub no longer holds. Streams are
+// pumped once per turn of the event loop, so a burst of alerts is written in one batch. Connections, streams, header time and idle time are capped.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { chmodSync, chownSync, lstatSync, unlinkSync } from 'node:fs';
 import { connect, type AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { formatAlertAddress, type AlertAddress } from './alert-address.js';
-import { alertTimeMs } from './alert-filter.js';
 import type { AlertHub } from './alert-hub.js';
 import type { AlertRecord } from './alert-record.js';
 import type { HistoryBoundary } from '../io/alert-log-since.js';
@@ -134,7 +135,7 @@ function serveAlerts(
     let start = hub.count() + 1;
     for (let s = hub.count(); s >= hub.firstHeld(); s--) {
       const item = hub.at(s);
-      if (item === undefined || alertTimeMs(item.alert) < since) break;
+      if (item === undefined || item.timeMs < since) break;
       start = s;
     }
     cursor = start - 1;
@@ -142,13 +143,9 @@ function serveAlerts(
     if (start === hub.firstHeld() && options.history) {
       let boundary: HistoryBoundary | undefined;
       if (oldest !== undefined) {
-        const timeMs = alertTimeMs(oldest.alert);
+        const timeMs = oldest.timeMs;
         const lines = new Set<string>();
-        for (
-          let s = start;
-          hub.at(s) !== undefined && alertTimeMs(hub.at(s)?.alert ?? oldest.alert) === timeMs;
-          s++
-        )
+        for (let s = start; hub.at(s) !== undefined && hub.at(s)?.timeMs === timeMs; s++)
           lines.add(hub.at(s)?.line ?? '');
         boundary = { timeMs, lines };
       }
@@ -168,6 +165,12 @@ function serveAlerts(
   streams.add(stream);
   let ended = false;
   let waitingDrain = false;
+  let scheduled = false;
+  // How far behind this stream may fall before it is ended: maxLag, or more while it is still working
+  // through a backlog it asked for (after= or since= far back). The allowance shrinks as the stream
+  // catches up, so a stream is only ended while it is losing ground: never before its first write, and
+  // so never in a loop of reconnections that make no progress.
+  let allowedLag = Math.max(maxLag, hub.count() - cursor);
 
   const finish = (): void => {
     if (ended) return;
@@ -188,23 +191,31 @@ function serveAlerts(
   const pump = (): void => {
     if (ended) return;
     const head = hub.count();
-    // Behind: too far back, or the next alert it needs is no longer held.
-    if (head - cursor > maxLag || (cursor < head && hub.at(cursor + 1) === undefined)) {
+    // The next alert it needs is no longer held: it cannot be sent, whatever the allowance.
+    if (cursor < head && hub.at(cursor + 1) === undefined) {
       endBehind();
       return;
     }
-    if (waitingDrain) return;
-    while (cursor < head && res.writableLength < bufferBytes) {
-      let chunk = '';
-      while (cursor < head && chunk.length < WRITE_BATCH_BYTES) {
-        const item = hub.at(cursor + 1);
-        if (item === undefined) break;
-        chunk += `${item.line}\n`;
-        cursor = item.seq;
+    if (!waitingDrain) {
+      while (cursor < head && res.writableLength < bufferBytes) {
+        let chunk = '';
+        while (cursor < head && chunk.length < WRITE_BATCH_BYTES) {
+          const item = hub.at(cursor + 1);
+          if (item === undefined) break;
+          chunk += `${item.line}\n`;
+          cursor = item.seq;
+        }
+        if (chunk === '') break;
+        if (!res.write(chunk)) break;
       }
-      if (chunk === '') break;
-      if (!res.write(chunk)) break;
     }
+    const lag = head - cursor;
+    if (lag > allowedLag) {
+      endBehind();
+      return;
+    }
+    allowedLag = Math.max(maxLag, Math.min(allowedLag, lag));
+    if (waitingDrain) return;
     if (cursor < head || res.writableLength >= bufferBytes) {
       waitingDrain = true;
       res.once('drain', () => {
@@ -218,7 +229,17 @@ function serveAlerts(
       res.end();
     }
   };
-  const unsubscribe = follow ? hub.subscribe(() => pump()) : (): boolean => true;
+  // Alerts are published in bursts (a batch from the data plane): the stream is pumped once per turn of the
+  // event loop, so a burst is one write, not one per alert.
+  const schedule = (): void => {
+    if (scheduled || ended) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      pump();
+    });
+  };
+  const unsubscribe = follow ? hub.subscribe(schedule) : (): boolean => true;
   const keepAlive = setInterval(() => {
     if (!ended && res.writableLength === 0) res.write('\n');
   }, options.keepAliveMs ?? DEFAULTS.keepAliveMs);

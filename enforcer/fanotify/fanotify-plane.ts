@@ -56,7 +56,8 @@ interface HelperEvent {
   path: string;
   syscall: string;
   args: string;
-  cgroup: string;
+  /** No longer sent (the alert record has no cgroup); older helpers still send it. */
+  cgroup?: string;
   cwd: string;
 }
 
@@ -119,6 +120,9 @@ export function parseHelperEvent(line: string): DataPlaneEvent | undefined {
   if (raw.cwd) event.cwd = raw.cwd;
   return event;
 }
+
+/** Parsed events waiting for the consumer before the event socket is paused. */
+const EVENT_QUEUE_HIGH = 4096;
 
 async function connectSocket(path: string): Promise<Socket> {
   return new Promise((resolve, reject) => {
@@ -221,29 +225,76 @@ export function createFanotifyPlane(options: FanotifyPlaneOptions): DataPlane {
     async *events(): AsyncIterable<DataPlaneEvent> {
       const socket = await connectSocket(options.socketPath);
       eventsSocket = socket;
-      const lines = createLineReader(socket);
-      socket.write('EVENTS\n');
-      for (;;) {
-        const line = await lines.next();
-        if (line === undefined) {
-          if (!stopped) logger.warn('fanotify helper closed the event stream');
-          return;
-        }
-        if (line.length === 0) continue;
+      // The helper sends events in batches (many lines per read): each chunk is split and parsed at once
+      // into `queue`, which the loop below drains without a promise per line; the socket is paused while
+      // the queue is long (backpressure to the helper's ring).
+      const queue: DataPlaneEvent[] = [];
+      let head = 0;
+      let partial = '';
+      let ended = false;
+      let wake: (() => void) | undefined;
+      const onLine = (line: string): void => {
+        if (line.length === 0) return;
         if (line.includes('"t":"dropped"')) {
           logger.warn({ line }, 'fanotify helper dropped events');
-          continue;
+          return;
         }
         if (line.startsWith('{"t":"error"')) {
           logger.error({ line }, 'fanotify helper refused a command on the event stream');
-          continue;
+          return;
         }
         try {
           const event = parseHelperEvent(line);
-          if (event !== undefined) yield event;
+          if (event !== undefined) queue.push(event);
         } catch (err) {
           logger.error({ err, line }, 'bad event line from the fanotify helper');
         }
+      };
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => {
+        let start = 0;
+        let nl = chunk.indexOf('\n');
+        if (nl !== -1 && partial !== '') {
+          onLine(partial + chunk.slice(0, nl));
+          partial = '';
+          start = nl + 1;
+          nl = chunk.indexOf('\n', start);
+        }
+        while (nl !== -1) {
+          onLine(chunk.slice(start, nl));
+          start = nl + 1;
+          nl = chunk.indexOf('\n', start);
+        }
+        partial += chunk.slice(start);
+        if (queue.length - head >= EVENT_QUEUE_HIGH) socket.pause();
+        wake?.();
+      });
+      const finish = (): void => {
+        ended = true;
+        wake?.();
+      };
+      socket.on('end', finish);
+      socket.on('close', finish);
+      socket.on('error', finish);
+      socket.write('EVENTS\n');
+      for (;;) {
+        while (head < queue.length) {
+          const event = queue[head++] as DataPlaneEvent;
+          if (head === queue.length) {
+            queue.length = 0;
+            head = 0;
+          }
+          yield event;
+        }
+        if (ended) {
+          if (!stopped) logger.warn('fanotify helper closed the event stream');
+          return;
+        }
+        if (socket.isPaused()) socket.resume();
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        wake = undefined;
       }
     },
     acknowledge(seq: number) {

@@ -18,7 +18,7 @@ if [ -x "$bin" ] && [ -x "$probe" ] &&
 fi
 flags="-O2 -g -Wall -Wextra -Werror -std=gnu11 -I$layout"
 # shellcheck disable=SC2086
-${CC:-cc} $flags -o "$bin.tmp" "$here/fanotify-helper.c" "$here/rule-table.c"
+${CC:-cc} $flags -o "$bin.tmp" "$here/fanotify-helper.c" "$here/rule-table.c" "$here/proc-identity.c"
 # shellcheck disable=SC2086
 ${CC:-cc} $flags -o "$probe.tmp" "$here/probe-bpf-lsm.c"
 mv "$bin.tmp" "$bin"

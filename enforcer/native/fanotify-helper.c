@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proc-identity.h"
 #include "rule-table.h"
 
 #define MAX_WORKLOADS 256
@@ -157,16 +158,20 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...) {
 
 static void sb_json_str(struct sbuf *b, const char *s) {
   sb_add(b, "\"", 1);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+  /* Runs of bytes that need no escape are copied at once. */
+  const unsigned char *run = (const unsigned char *)s, *p = run;
+  for (; *p; p++) {
+    if (*p != '"' && *p != '\\' && *p >= 0x20 && *p != 0x7f) continue;
+    if (p > run) sb_add(b, (const char *)run, (size_t)(p - run));
     if (*p == '"' || *p == '\\') {
       char e[2] = {'\\', (char)*p};
       sb_add(b, e, 2);
-    } else if (*p < 0x20 || *p == 0x7f) {
-      sb_printf(b, "\\u%04x", *p);
     } else {
-      sb_add(b, (const char *)p, 1);
+      sb_printf(b, "\\u%04x", *p);
     }
+    run = p + 1;
   }
+  if (p > run) sb_add(b, (const char *)run, (size_t)(p - run));
   sb_add(b, "\"", 1);
 }
 
@@ -267,30 +272,6 @@ static int proc_tty(int pid) {
   return tty != 0;
 }
 
-static void proc_cgroup(int pid, char *out, size_t len) {
-  char p[64], buf[4096];
-  out[0] = 0;
-  snprintf(p, sizeof p, "/proc/%d/cgroup", pid);
-  if (read_small(p, buf, sizeof buf) < 0) return;
-  /* Prefer the unified line, else the first hierarchy. */
-  char *line = buf, *first = NULL;
-  while (line && *line) {
-    char *nl = strchr(line, '\n');
-    if (nl) *nl = 0;
-    char *c2 = strchr(line, ':');
-    char *c3 = c2 ? strchr(c2 + 1, ':') : NULL;
-    if (c3) {
-      if (!first) first = c3 + 1;
-      if (strncmp(line, "0::", 3) == 0 && strcmp(c3 + 1, "/") != 0) {
-        snprintf(out, len, "%s", c3 + 1);
-        return;
-      }
-    }
-    line = nl ? nl + 1 : NULL;
-  }
-  if (first) snprintf(out, len, "%s", first);
-}
-
 /* Open flags as O_RDONLY|O_CREAT|... */
 static void flags_text(long flags, char *out, size_t len) {
   const char *acc = (flags & O_ACCMODE) == O_WRONLY ? "O_WRONLY" : (flags & O_ACCMODE) == O_RDWR ? "O_RDWR" : "O_RDONLY";
@@ -328,7 +309,7 @@ static void proc_syscall(int pid, int cls, char *name, size_t nlen, char *args, 
    * waits for our answer. The 6.18 kernel here does not deadlock, but older ones could; the name is known. */
   if (cls == RT_CLASS_PROCESS) return;
   snprintf(p, sizeof p, "/proc/%d/syscall", pid);
-  if (read_small(p, buf, sizeof buf) < 0 ||
+  if ((ident_read_syscall(pid, buf, sizeof buf) < 0 && read_small(p, buf, sizeof buf) < 0) ||
       sscanf(buf, "%ld %lx %lx %lx %lx %lx %lx", &nr, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5]) < 1) {
     *write = cls == RT_CLASS_FILE; /* unknown: assume the stricter case */
     return;
@@ -623,21 +604,22 @@ static void respond(int fd, uint32_t verdict) {
 static void report(const struct workload *w, int cls, const struct decision *d, int pid, const char *path,
                    const char *actor_in, struct timespec *now) {
   const struct rule_table *t = &cur->table;
-  struct proc_status st, pst;
-  char exe[PATH_MAX], pexe[PATH_MAX], cg[512], cwd[PATH_MAX], sysname[32], args[512], p[64];
+  struct proc_identity id;
+  char exe[PATH_MAX], pexe[PATH_MAX], cwd[PATH_MAX], sysname[32], args[512], p[64];
   int write_ = 0;
-  proc_status(pid, &st);
+  /* Identity from the cache (proc-identity.h): a pidfd query per event, /proc/<pid>/status only for a
+   * process not seen before. The parent's NSpid only for a container: a host event has its ppid. */
+  ident_get(pid, !w->host, &id);
   if (actor_in && actor_in[0])
     snprintf(exe, sizeof exe, "%s", actor_in);
   else
     proc_exe(pid, exe, sizeof exe);
-  proc_exe(st.ppid, pexe, sizeof pexe);
-  pst.nspid = 0;
-  if (!w->host) proc_status(st.ppid, &pst); /* only the parent's NSpid is read: a host event has its ppid */
-  proc_cgroup(pid, cg, sizeof cg);
+  pexe[0] = 0;
+  if (id.ppid > 0) proc_exe(id.ppid, pexe, sizeof pexe);
   snprintf(p, sizeof p, "/proc/%d/cwd", pid);
   read_link(p, cwd, sizeof cwd);
   proc_syscall(pid, cls, sysname, sizeof sysname, args, sizeof args, &write_);
+  ident_end_event();
 
   static struct sbuf b; /* reused: one event line at a time */
   b.len = 0;
@@ -663,8 +645,8 @@ static void report(const struct workload *w, int cls, const struct decision *d, 
     const char *posture_fields = ",\"policy\":\"DefaultPosture\",\"severity\":0,\"message\":\"\",\"tags\":[]";
     sb_add(&b, posture_fields, strlen(posture_fields));
   }
-  sb_printf(&b, ",\"pid\":%d,\"ppid\":%d,\"nspid\":%d,\"nsppid\":%d,\"uid\":%d", pid, st.ppid, st.nspid,
-            w->host ? st.ppid : (pst.nspid == st.ppid ? 0 : pst.nspid), st.uid);
+  sb_printf(&b, ",\"pid\":%d,\"ppid\":%d,\"nspid\":%d,\"nsppid\":%d,\"uid\":%d", pid, id.ppid, id.nspid,
+            w->host ? id.ppid : (id.parent_nspid == id.ppid ? 0 : id.parent_nspid), id.uid);
   sb_add(&b, ",\"exe\":", 7);
   sb_json_str(&b, exe);
   sb_add(&b, ",\"pexe\":", 8);
@@ -675,8 +657,6 @@ static void report(const struct workload *w, int cls, const struct decision *d, 
   sb_json_str(&b, sysname);
   sb_add(&b, ",\"args\":", 8);
   sb_json_str(&b, args);
-  sb_add(&b, ",\"cgroup\":", 10);
-  sb_json_str(&b, cg);
   sb_add(&b, ",\"cwd\":", 7);
   sb_json_str(&b, cwd);
   sb_add(&b, "}\n", 2);
@@ -1031,6 +1011,15 @@ static void client_write(struct client *c) {
   }
 }
 
+#define SEND_BATCH_BYTES (32u << 10)
+#define SEND_DELAY_MS 1u
+
+static uint64_t mono_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
 static void on_signal(int sig) {
   (void)sig;
   stop_requested = 1;
@@ -1156,6 +1145,7 @@ int main(int argc, char **argv) {
   }
   socket_path = argv[2];
   self_pid = getpid();
+  ident_init();
   signal(SIGPIPE, SIG_IGN);
   struct sigaction sa = {.sa_handler = on_signal};
   sigaction(SIGTERM, &sa, NULL);
@@ -1188,21 +1178,39 @@ int main(int argc, char **argv) {
   for (int i = 0; i < MAX_CLIENTS; i++) clients[i].fd = -1;
   logf_("listening on %s (pid %d)", socket_path, (int)self_pid);
   char buf[64 * 1024] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
+  /* Events go to the control plane in batches: the event connection is written once SEND_BATCH_BYTES are
+   * waiting or the oldest unsent event is SEND_DELAY_MS old, so a flood costs one write (and one wake-up of
+   * the reader) per batch instead of one per event. */
+  uint64_t unsent_since = 0; /* monotonic ms + 1 when the oldest unsent event was seen waiting; 0: none */
   while (!stop_requested) {
     struct pollfd pfd[2 + MAX_CLIENTS];
     int idx[2 + MAX_CLIENTS];
     int n = 0;
+    int timeout = 1000;
+    uint64_t now_ms = mono_ms();
+    int send_events = 1;
+    if (ring_tail >= ring_head) {
+      unsent_since = 0;
+    } else {
+      if (unsent_since == 0) unsent_since = now_ms + 1;
+      uint64_t waited = now_ms + 1 - unsent_since;
+      if (ring_head - ring_tail < SEND_BATCH_BYTES && waited < SEND_DELAY_MS) {
+        send_events = 0;
+        timeout = (int)(SEND_DELAY_MS - waited);
+      }
+    }
     pfd[n++] = (struct pollfd){.fd = fan_fd, .events = POLLIN};
     pfd[n++] = (struct pollfd){.fd = listen_fd, .events = POLLIN};
     for (int i = 0; i < MAX_CLIENTS; i++) {
       if (clients[i].fd < 0) continue;
       short ev = POLLIN;
-      if (clients[i].out_len > 0 || (clients[i].events && (ring_tail < ring_head || n_dropped != last_dropped_sent)))
+      if (clients[i].out_len > 0 ||
+          (clients[i].events && ((send_events && ring_tail < ring_head) || n_dropped != last_dropped_sent)))
         ev |= POLLOUT;
       idx[n] = i;
       pfd[n++] = (struct pollfd){.fd = clients[i].fd, .events = ev};
     }
-    if (poll(pfd, (nfds_t)n, 1000) < 0) {
+    if (poll(pfd, (nfds_t)n, timeout) < 0) {
       if (errno == EINTR) continue;
       logf_("poll: %s", strerror(errno));
       break;

@@ -13,6 +13,7 @@ import { pino } from 'pino';
 import { createAlertHub } from '../../../enforcer/alerts/alert-hub.js';
 import type { AlertRecord } from '../../../enforcer/alerts/alert-record.js';
 import { startAlertServer, type AlertServer } from '../../../enforcer/alerts/alert-server.js';
+import { followAlerts } from '../../../enforcer/alerts/follow-alerts.js';
 import { asStreamEnd } from '../../../enforcer/alerts/stream-end.js';
 
 const logger = pino({ level: 'silent' });
@@ -68,13 +69,17 @@ describe('alert server under slow and idle followers (unix socket)', function ()
     const followers = Array.from({ length: 20 }, () => rawFollower(join(dir, 'alerts.sock')));
     await waitFor(() => s.stats().streams === 20, 'twenty streams open');
     let largest = 0;
+    // Published in bursts (as the enforcer does, one batch from the data plane at a time): each stream is
+    // pumped once per turn of the event loop.
     for (let i = 1; i <= 1500; i++) {
       hub.publish(bigAlert(i));
       largest = Math.max(largest, s.stats().bufferedBytes[0] ?? 0);
+      if (i % 50 === 0) await new Promise((resolve) => setImmediate(resolve));
     }
+    await waitFor(() => s.stats().endedBehind === 20, 'every silent follower was ended');
     // The bound holds whatever the flood: one buffer bound plus at most one write batch of lines.
+    assert.ok(largest > 0, 'the followers were written to');
     assert.ok(largest <= bufferBound + 64 * 1024 + 8192, `largest buffer ${largest} bytes`);
-    assert.equal(s.stats().endedBehind, 20, 'every silent follower was ended');
     assert.equal(s.stats().streams, 0);
     // A follower that reads again gets what was buffered, then the stream-end line.
     const f = followers[0];
@@ -97,6 +102,80 @@ describe('alert server under slow and idle followers (unix socket)', function ()
     for (const other of followers) other.socket.destroy();
   });
 
+  it('lets a follower that starts more than maxLag behind read its backlog (no end-and-resume loop)', async () => {
+    // Issue 13: a stream that asked for more history than maxLag was ended on its first pump, before any
+    // write, naming the position it asked for: `rtctl logs` resumed there at once and was ended again, for
+    // ever. Now the allowance covers the backlog it asked for.
+    const hub = createAlertHub(2000);
+    for (let i = 1; i <= 1000; i++) hub.publish({ Timestamp: i } as unknown as AlertRecord);
+    const path = join(dir, 'alerts.sock');
+    const s = await startAlertServer({ hub, listen: { kind: 'unix', path }, logger, maxLag: 10 });
+    servers.push(s);
+    const got: number[] = [];
+    const notices: string[] = [];
+    const abort = new AbortController();
+    const following = followAlerts({
+      servers: [`unix:${path}`],
+      follow: true,
+      signal: abort.signal,
+      retryMs: 10,
+      onAlert: (a) => got.push(a.Timestamp),
+      onNotice: (m) => notices.push(m),
+    });
+    try {
+      await waitFor(() => got.length >= 1000 || s.stats().endedBehind > 50, 'the backlog read');
+      assert.equal(s.stats().endedBehind, 0, `streams ended: ${notices.slice(0, 3).join('; ')}`);
+      assert.deepEqual(
+        got,
+        Array.from({ length: 1000 }, (_, i) => i + 1),
+      );
+      // Live alerts after the backlog still arrive on the same stream.
+      hub.publish({ Timestamp: 1001 } as unknown as AlertRecord);
+      await waitFor(() => got.length === 1001, 'the live alert');
+      assert.equal(s.stats().endedBehind, 0);
+    } finally {
+      abort.abort();
+      await following;
+    }
+  });
+
+  it('ends a silent follower with a backlog only once it loses ground, after its first write', async () => {
+    const hub = createAlertHub(1000);
+    for (let i = 1; i <= 300; i++) hub.publish(bigAlert(i));
+    const path = join(dir, 'alerts.sock');
+    const s = await startAlertServer({
+      hub,
+      listen: { kind: 'unix', path },
+      logger,
+      followerBufferBytes: 64 * 1024,
+      maxLag: 10,
+    });
+    servers.push(s);
+    const f = rawFollower(path);
+    await waitFor(() => (s.stats().bufferedBytes[0] ?? 0) > 0, 'the first write');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(s.stats().endedBehind, 0, 'not ended for the backlog it asked for');
+    assert.equal(s.stats().streams, 1);
+    // It reads nothing while more alerts come: now it falls further behind, and is ended.
+    for (let i = 301; i <= 320; i++) hub.publish(bigAlert(i));
+    await waitFor(() => s.stats().endedBehind === 1, 'the silent follower ended');
+    f.socket.resume();
+    await new Promise<void>((resolve) => f.socket.once('end', resolve));
+    const lines = f
+      .data()
+      .split('\r\n\r\n')
+      .slice(1)
+      .join('\r\n\r\n')
+      .split('\n')
+      .filter((l) => /^\{/.test(l));
+    const end = asStreamEnd(JSON.parse(lines[lines.length - 1] ?? '{}'));
+    assert.ok(end, 'the last line is a stream end');
+    const received = lines.slice(0, -1).map((l) => (JSON.parse(l) as { Timestamp: number }).Timestamp);
+    assert.ok(received.length > 0, 'it received part of its backlog before the end');
+    assert.equal(end.resumeAfter, received[received.length - 1], 'it resumes after what it received');
+    assert.equal(end.missed, 320 - end.resumeAfter);
+  });
+
   it('closes a stalled follower after the idle timeout', async () => {
     const hub = createAlertHub(5000);
     const s = await startAlertServer({
@@ -111,7 +190,7 @@ describe('alert server under slow and idle followers (unix socket)', function ()
     const f = rawFollower(join(dir, 'alerts.sock'));
     await waitFor(() => s.stats().streams === 1, 'stream open');
     for (let i = 1; i <= 200; i++) hub.publish(bigAlert(i));
-    assert.ok((s.stats().bufferedBytes[0] ?? 0) > 0, 'the follower stalled with data waiting');
+    await waitFor(() => (s.stats().bufferedBytes[0] ?? 0) > 0, 'the follower stalled with data waiting');
     await waitFor(() => s.stats().connections === 0, 'connection released');
     // The client sees its end once it reads again.
     const closed = new Promise<void>((resolve) => f.socket.once('close', () => resolve()));

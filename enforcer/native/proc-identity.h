@@ -1,0 +1,52 @@
+/* The identity of the process behind a reported fanotify event (docs/enforcer.md "Reports"), with as few
+ * /proc reads per event as the kernel allows.
+ *
+ * What can change while a process lives (its parent on reparenting, its real uid on setuid/exec) is read
+ * fresh for every event: from PIDFD_GET_INFO on a pidfd kept for the process (Linux 6.13+, no text to
+ * format or parse), else from one read of /proc/<pid>/status. What cannot change while it lives (its pid in
+ * its own pid namespace, and its parent's) is cached per process. A cache entry holds a pidfd of the process
+ * it describes: a pidfd becomes readable once its process exits, so an entry whose pid was since reused by
+ * another process is never taken for the new one. Nothing cached depends on the executable, so an exec in
+ * the same pid keeps every cached fact right (the executable itself is read per event by the caller). */
+#ifndef RTCTL_PROC_IDENTITY_H
+#define RTCTL_PROC_IDENTITY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct proc_identity {
+  int pid;          /* host pid (the helper's namespace) */
+  int ppid;         /* parent's host pid; 0 when unknown */
+  int nspid;        /* pid in the process's own pid namespace */
+  int parent_nspid; /* the parent's pid in its own pid namespace (ppid when unknown) */
+  int uid;          /* real uid; -1 when unknown */
+};
+
+struct proc_identity_stats {
+  uint64_t hits;          /* events answered from a cached entry */
+  uint64_t misses;        /* entries (re)built: a new process, or one whose pid was reused */
+  uint64_t status_reads;  /* reads of /proc/<pid>/status */
+  int pidfd_info;         /* 1 when PIDFD_GET_INFO works on this kernel */
+};
+
+/* Sets up the cache (raises the open-file limit for the pidfds it keeps). */
+void ident_init(void);
+
+/* The identity of `pid` (a live process, blocked in a permission event), with its parent's nspid when
+ * `want_parent` is set. Fields that cannot be read keep their "unknown" values. */
+void ident_get(int pid, int want_parent, struct proc_identity *out);
+
+/* Reads /proc/<pid>/syscall through a descriptor kept with the entry of `pid`, valid only for the pid of the
+ * last ident_get (whose entry was just checked to describe the event's process). -1: read it by path. */
+ssize_t ident_read_syscall(int pid, char *buf, size_t len);
+
+/* Ends the event of the last ident_get: ident_read_syscall reads by path again until the next one. */
+void ident_end_event(void);
+
+/* Forgets every cached entry (closes their pidfds). */
+void ident_reset(void);
+
+struct proc_identity_stats ident_stats(void);
+
+#endif

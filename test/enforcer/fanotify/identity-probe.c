@@ -1,0 +1,100 @@
+/* Test program for the fanotify helper's per-process identity cache (process-identity.test.ts).
+ *
+ *   identity-probe reuse <container-pid> <file>
+ *       Enters the container's mount namespace, then: process A (pid 1 of a new pid namespace) opens <file>
+ *       and exits; once A is reaped, process B is created with A's host pid (clone3 set_tid) in this pid
+ *       namespace and opens <file>. Prints `reuse <pid>`; exit 3 when the pid was taken meanwhile (retry).
+ *   identity-probe exec <container-pid> <file>
+ *       Enters the container's mount namespace; a child opens <file>, then execs the container's /bin/sh
+ *       `-c ': < <file>'`, which opens it again in the same process. Prints `exec <pid>`.
+ * Every open is closed at once; the helper reports each (an Audit rule on the file's directory). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int open_close(const char *file) {
+  int fd = open(file, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  close(fd);
+  return 0;
+}
+
+static pid_t clone3_with(uint64_t flags, pid_t *set_tid, size_t n) {
+  struct clone_args args;
+  memset(&args, 0, sizeof args);
+  args.flags = flags;
+  args.exit_signal = SIGCHLD;
+  args.set_tid = (uint64_t)(uintptr_t)set_tid;
+  args.set_tid_size = n;
+  return (pid_t)syscall(SYS_clone3, &args, sizeof args);
+}
+
+static int enter_mounts(const char *container_pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%s/ns/mnt", container_pid);
+  int ns = open(path, O_RDONLY | O_CLOEXEC);
+  if (ns < 0 || setns(ns, CLONE_NEWNS) != 0) {
+    fprintf(stderr, "setns %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  close(ns);
+  return 0;
+}
+
+static int wait_ok(pid_t pid) {
+  int status;
+  if (waitpid(pid, &status, 0) != pid) return -1;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 4 && strcmp(argv[1], "reuse") == 0) {
+    if (enter_mounts(argv[2]) != 0) return 1;
+    pid_t a = clone3_with(CLONE_NEWPID, NULL, 0);
+    if (a < 0) {
+      fprintf(stderr, "clone3: %s\n", strerror(errno));
+      return 1;
+    }
+    if (a == 0) _exit(open_close(argv[3]) == 0 ? 0 : 1);
+    if (wait_ok(a) != 0) return 1;
+    pid_t tid[1] = {a};
+    pid_t b = clone3_with(0, tid, 1);
+    if (b < 0) {
+      if (errno == EEXIST) return 3;
+      fprintf(stderr, "clone3 set_tid %d: %s\n", (int)a, strerror(errno));
+      return 1;
+    }
+    if (b == 0) _exit(open_close(argv[3]) == 0 ? 0 : 1);
+    if (wait_ok(b) != 0) return 1;
+    printf("reuse %d\n", (int)a);
+    return 0;
+  }
+  if (argc == 4 && strcmp(argv[1], "exec") == 0) {
+    if (enter_mounts(argv[2]) != 0) return 1;
+    fflush(stdout);
+    pid_t e = fork();
+    if (e < 0) return 1;
+    if (e == 0) {
+      if (open_close(argv[3]) != 0) _exit(1);
+      char script[4200];
+      snprintf(script, sizeof script, ": < %s", argv[3]);
+      execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+      _exit(1);
+    }
+    if (wait_ok(e) != 0) return 1;
+    printf("exec %d\n", (int)e);
+    return 0;
+  }
+  fprintf(stderr, "usage: identity-probe reuse|exec <container-pid> <file>\n");
+  return 2;
+}

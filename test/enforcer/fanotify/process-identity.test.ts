@@ -1,0 +1,168 @@
+// The fanotify helper's per-process identity cache (enforcer/native/proc-identity.c) on a real container:
+// a pid reused by another process, and an exec in the same pid, get the new process's identity in their
+// events, never the cached one of the process before. The processes are made by a small C program
+// (identity-probe.c, built here with cc) that enters the container's mount namespace, so its opens are the
+// container's: process A is pid 1 of a new pid namespace, and once it is reaped, B gets A's host pid with
+// clone3(set_tid) in the host pid namespace; their `pid` in their own namespace differs (1 vs the host pid).
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { lintTexts } from '../../../compiler/lint.js';
+import type { DataPlane, DataPlaneEvent } from '../../../enforcer/data-plane.js';
+import { createFanotifyPlane } from '../../../enforcer/fanotify/fanotify-plane.js';
+import { buildNodeState } from '../../../enforcer/node-state.js';
+import { describeContainer } from '../../../enforcer/workload.js';
+import { NativeArtifact, requireNativeArtifact } from '../../support/native.js';
+import { hasCommand, isRoot, requirePrereqs } from '../../support/prereq.js';
+import { waitUntil } from '../../support/wait-until.js';
+import {
+  containerdPrereqs,
+  startContainerd,
+  type Containerd,
+  type TestContainer,
+} from '../support/containerd.js';
+import { REPO_ROOT, stopHelper } from '../support/enforcer-process.js';
+
+const AUDIT = `apiVersion: security.runtime.com/v1
+kind: RuntimePolicy
+metadata:
+  name: audit-data
+  namespace: ns-id
+spec:
+  selector:
+    matchLabels:
+      app: ident
+  file:
+    matchDirectories:
+    - dir: /data/
+  action: Audit
+`;
+
+const FILE = '/data/hello.txt';
+
+describe('fanotify helper: process identity in events (real container, reused pids, exec)', function () {
+  this.timeout(120000);
+  let cd: Containerd | undefined;
+  let container: TestContainer | undefined;
+  let plane: DataPlane | undefined;
+  let work = '';
+  let socket = '';
+  let probe = '';
+  const events: DataPlaneEvent[] = [];
+
+  before(async function () {
+    this.timeout(120000);
+    requirePrereqs(this, [...containerdPrereqs(), [isRoot(), 'root'], [hasCommand('cc'), 'cc (gcc)']]);
+    const helperPath = requireNativeArtifact(this, NativeArtifact.fanotifyHelper);
+    work = mkdtempSync(join(tmpdir(), 'rtctl-identity-'));
+    socket = join(work, 'fan.sock');
+    probe = join(work, 'identity-probe');
+    execFileSync('cc', [
+      '-O2',
+      '-Wall',
+      '-o',
+      probe,
+      join(REPO_ROOT, 'test/enforcer/fanotify/identity-probe.c'),
+    ]);
+    cd = await startContainerd();
+    container = await cd.runContainer({
+      id: 'identity-c',
+      pod: 'ident-1',
+      namespace: 'ns-id',
+      container: 'ident',
+      labels: { app: 'ident' },
+    });
+    plane = createFanotifyPlane({
+      helperPath,
+      socketPath: socket,
+      helperLogPath: join(work, 'helper.log'),
+      logger: pino({ level: 'silent' }),
+    });
+    await plane.start();
+    const lint = lintTexts([{ file: 'audit.yaml', text: AUDIT }]);
+    const w = describeContainer({
+      id: container.id,
+      labels: { app: 'ident', 'io.kubernetes.pod.namespace': 'ns-id' },
+      image: '',
+      pid: container.pid,
+      cgroupPath: '',
+    });
+    await plane.apply(
+      buildNodeState({ ruleSet: lint.ruleSet, workloads: [w], postures: new Map(), nodeLabels: {} }, 1).state,
+    );
+    const p = plane;
+    void (async () => {
+      for await (const e of p.events()) {
+        if (e.resource === FILE) events.push(e);
+        if (e.seq !== undefined) p.acknowledge?.(e.seq);
+      }
+    })();
+  });
+
+  after(async () => {
+    await plane?.stop({ keepEnforcing: false });
+    if (socket) await stopHelper(socket);
+    await cd?.stop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  function runProbe(args: string[]): string {
+    if (!container) throw new Error('not started');
+    const r = spawnSync(probe, [args[0] ?? '', String(container.pid), ...args.slice(1)], {
+      encoding: 'utf8',
+    });
+    if (r.status !== 0)
+      throw Object.assign(new Error(`probe ${args.join(' ')}: ${r.stderr}`), { code: r.status });
+    return r.stdout.trim();
+  }
+
+  it('a pid reused by another process gets that process’s identity, not the cached one', async () => {
+    // Several rounds: each makes a new pair (A, then B with A's host pid).
+    for (let round = 0; round < 3; round++) {
+      let out = '';
+      for (let attempt = 0; attempt < 20 && out === ''; attempt++) {
+        try {
+          out = runProbe(['reuse', FILE]);
+        } catch (err) {
+          if ((err as { code?: number }).code !== 3) throw err; // 3: the pid was taken meanwhile, retry
+        }
+      }
+      const m = /^reuse (\d+)$/.exec(out);
+      assert.ok(m?.[1], `probe output ${out}`);
+      const pid = Number(m[1]);
+      const mine = (): DataPlaneEvent[] => events.filter((e) => e.hostPid === pid);
+      await waitUntil(`two events of host pid ${pid}`, () => mine().length >= 2, 30000);
+      const [a, b] = mine().slice(-2);
+      assert.ok(a && b);
+      // A: pid 1 of its own pid namespace; B: the same host pid, in the host pid namespace.
+      assert.equal(a.pid, 1, 'A is pid 1 in its namespace');
+      assert.equal(b.pid, pid, 'B reports its own namespace pid, not the cached one of A');
+      assert.equal(b.hostPid, a.hostPid);
+      assert.ok(b.seq !== undefined && a.seq !== undefined && b.seq > a.seq);
+      assert.equal(b.hostPpid, a.hostPpid, 'both are children of the probe');
+      assert.match(b.processName, /identity-probe$/);
+    }
+  });
+
+  it('an exec in the same pid gets the new executable', async () => {
+    const out = runProbe(['exec', FILE]);
+    const m = /^exec (\d+)$/.exec(out);
+    assert.ok(m?.[1], `probe output ${out}`);
+    const pid = Number(m[1]);
+    const mine = (): DataPlaneEvent[] => events.filter((e) => e.hostPid === pid);
+    await waitUntil(`two events of host pid ${pid}`, () => mine().length >= 2, 30000);
+    const [before, after] = mine();
+    assert.ok(before && after);
+    assert.match(before.processName, /identity-probe$/, 'before the exec: the probe');
+    assert.equal(
+      after.processName,
+      '/bin/sh',
+      'after the exec: the container’s shell (busybox, linked as /bin/sh)',
+    );
+    assert.equal(after.pid, before.pid, 'the same process');
+    assert.equal(after.hostPpid, before.hostPpid);
+  });
+});
