@@ -46,8 +46,23 @@ export interface YamlFile {
 
 const E = jsyaml.EVENT_ID;
 
+/** Which path parseYaml takes: `fast` (js-yaml, the full path on refusal) or `full` (the `yaml` package always). */
+export type ParsePath = 'fast' | 'full';
+let parsePath: ParsePath = 'fast';
+
+/**
+ * Sets the path parseYaml takes and returns the previous one. The full path exists for files the fast path
+ * refuses; forcing it is for the differential tests that hold the two paths to the same answers.
+ */
+export function setParsePath(path: ParsePath): ParsePath {
+  const previous = parsePath;
+  parsePath = path;
+  return previous;
+}
+
 /** Parses all documents of a text. Never throws. */
 export function parseYaml(text: string): YamlFile {
+  if (parsePath === 'full') return parseSlow(text);
   let events: YamlEvent[];
   let values: unknown[];
   try {
@@ -74,7 +89,8 @@ export function parseYaml(text: string): YamlFile {
     }
     return parseSlow(text);
   }
-  return fastResult(text, events, values);
+  const index = new EventIndex(text, events);
+  return index.exact ? fastResult(index, values) : parseSlow(text);
 }
 
 function placed(
@@ -97,8 +113,7 @@ function placed(
  * them is copied into a compact index first, so a lint of many files keeps a few typed arrays per file alive
  * instead of hundreds of thousands of small objects the garbage collector would have to move.
  */
-function fastResult(text: string, events: readonly YamlEvent[], values: unknown[]): YamlFile {
-  const index = new EventIndex(text, events);
+function fastResult(index: EventIndex, values: unknown[]): YamlFile {
   const documents: YamlDocument[] = new Array<YamlDocument>(values.length);
   for (let i = 0; i < values.length; i++) documents[i] = { index: i, value: values[i] };
   return {
@@ -126,6 +141,9 @@ function eventStart(e: YamlEvent): number {
 
 const NO_NODE = -2;
 
+/** Plain scalars the YAML 1.2 core schema reads as null. */
+const NULL_PLAIN = new Set(['~', 'null', 'Null', 'NULL']);
+
 /** A mapping entry: the key's offset and the index of the value's first event. */
 interface MappingEntry {
   keyOffset: number;
@@ -141,6 +159,8 @@ interface MappingEntry {
  */
 class EventIndex {
   readonly docStarts: number[] = [];
+  /** False when the file has something the fast path does not read as the full path does (see isPlainKey). */
+  exact = true;
   private readonly length: number;
   private readonly types: Uint8Array;
   private readonly starts: Int32Array;
@@ -164,22 +184,43 @@ class EventIndex {
     this.ends = new Int32Array(n);
     this.scalarForms = new Uint8Array(n);
     const open: number[] = [];
+    /** For each open collection: a mapping whose next node is a key. */
+    const keyNext: boolean[] = [];
     for (let i = 0; i < n; i++) {
       const e = events[i] as YamlEvent;
       const t = e.type;
       this.types[i] = t;
       this.starts[i] = eventStart(e);
+      if (t !== E.POP && t !== E.DOCUMENT && keyNext.length > 0) {
+        const top = keyNext.length - 1;
+        if (keyNext[top] === true && !this.isPlainKey(e)) this.exact = false;
+        if (this.types[open[top] ?? 0] === E.MAPPING) keyNext[top] = !keyNext[top];
+      }
       if (t === E.SCALAR) {
         this.ends[i] = e.valueEnd;
         this.scalarForms[i] = e.style | (e.chomping << 3) | (e.fast ? 32 : 0);
         if (e.indent !== -1) (this.indents ??= new Map()).set(i, e.indent);
       } else if (t === E.DOCUMENT) this.docStarts.push(i);
-      else if (t === E.MAPPING || t === E.SEQUENCE) open.push(i);
-      else if (t === E.POP) {
+      else if (t === E.MAPPING || t === E.SEQUENCE) {
+        open.push(i);
+        keyNext.push(t === E.MAPPING);
+      } else if (t === E.POP) {
         const start = open.pop();
+        keyNext.pop();
         if (start !== undefined) this.ends[start] = i + 1;
       }
     }
+  }
+
+  /**
+   * True for a mapping key both parsers turn into the same property name: a scalar with text, no tag, no
+   * anchor, and not a null (js-yaml names a null key "null", the `yaml` package ""; a collection as a key is
+   * refused by the full path).
+   */
+  private isPlainKey(e: YamlEvent): boolean {
+    if (e.type !== E.SCALAR || e.valueStart < 0 || e.tagStart !== -1 || e.anchorStart !== -1) return false;
+    if (e.style !== jsyaml.SCALAR_STYLE.PLAIN) return true;
+    return !NULL_PLAIN.has(this.text.slice(e.valueStart, e.valueEnd));
   }
 
   /** The start offset of the node at event `i` (-1 for an empty scalar, -2 for no node). */
@@ -218,7 +259,7 @@ class EventIndex {
     let entries = this.mappings.get(i);
     if (entries === undefined) {
       entries = new Map();
-      for (let j = i + 1; j < this.length && this.types[j] !== E.POP; ) {
+      for (let j = i + 1; j < this.length && this.types[j] !== E.POP;) {
         const value = this.skip(j);
         if (this.types[j] === E.SCALAR) {
           const name = this.scalarText(j);
@@ -393,7 +434,7 @@ function parseSlow(text: string): YamlFile {
     locate(document, pointer) {
       const doc = docs[document];
       if (doc === undefined) return undefined;
-      return locateInNodes(doc.contents, pointer);
+      return locateInNodes(text, doc.contents, pointer);
     },
     documentOffset(document) {
       const doc = docs[document];
@@ -424,15 +465,19 @@ function findPair(map: YAMLMap, key: string): Pair | undefined {
   return index.get(key);
 }
 
-function locateInNodes(root: YamlNode | null, pointer: string): Range | undefined {
+function locateInNodes(text: string, root: YamlNode | null, pointer: string): Range | undefined {
   let node: YamlNode | null = root;
   let keyOffset: number | undefined;
+  // As on the fast path, an empty scalar falls back to its key or to the nearest ancestor's start.
+  let fallback = 0;
   for (const seg of splitPointer(pointer)) {
+    const here = node === null ? undefined : valueRange(text, node);
+    if (here !== undefined && here[0] >= 0) fallback = here[0];
     let next: YamlNode | null | undefined;
     if (isMap(node)) {
       const pair = findPair(node, seg);
       if (pair !== undefined) {
-        keyOffset = isScalar(pair.key) ? pair.key.range?.[0] : undefined;
+        keyOffset = isScalar(pair.key) ? valueRange(text, pair.key)?.[0] : undefined;
         next = pair.value as YamlNode | null;
       }
     } else if (isSeq(node) && /^\d+$/.test(seg)) {
@@ -442,9 +487,55 @@ function locateInNodes(root: YamlNode | null, pointer: string): Range | undefine
     if (next === undefined || next === null) break;
     node = next;
   }
-  const range = node?.range;
+  if (node === null) return undefined;
+  const range = valueRange(text, node);
+  if (range === undefined) return undefined;
+  let [start, end] = range;
+  if (start < 0) start = end = keyOffset ?? fallback;
+  const offset = keyOffset ?? start;
+  return { offset, endOffset: Math.max(end, offset) };
+}
+
+/**
+ * A node's range as the fast path reads it from js-yaml's events, so that both paths place a finding alike:
+ * a collection is its start (its first line, not its extent); a quoted scalar is its content without the
+ * quotes; a block scalar runs from the line after its header through the blank lines after it; an empty
+ * scalar has no range of its own ([-1, -1]).
+ */
+function valueRange(text: string, node: YamlNode): [number, number] | undefined {
+  const range = node.range;
   if (range === undefined || range === null) return undefined;
-  return { offset: keyOffset ?? range[0], endOffset: range[1] };
+  const [start, end] = range;
+  if (isMap(node) || isSeq(node)) return [start, start];
+  if (!isScalar(node)) return [start, end];
+  switch (node.type) {
+    case 'QUOTE_DOUBLE':
+    case 'QUOTE_SINGLE':
+      return [start + 1, Math.max(start + 1, end - 1)];
+    case 'BLOCK_LITERAL':
+    case 'BLOCK_FOLDED':
+      return blockScalarRange(text, start, end);
+    default:
+      return start === end && node.source === '' ? [-1, -1] : [start, end];
+  }
+}
+
+/** js-yaml's range of a block scalar whose header starts at `header` and whose content ends at `contentEnd`. */
+function blockScalarRange(text: string, header: number, contentEnd: number): [number, number] {
+  let start = header;
+  while (start < text.length && text[start] !== '\n' && text[start] !== '\r') start++;
+  if (text[start] === '\r' && text[start + 1] === '\n') start += 2;
+  else if (start < text.length) start++;
+  let end = Math.max(start, contentEnd);
+  for (;;) {
+    let p = end;
+    while (text.charCodeAt(p) === 32) p++;
+    const c = text.charCodeAt(p);
+    if (c === 10) end = p + 1;
+    else if (c === 13) end = text.charCodeAt(p + 1) === 10 ? p + 2 : p + 1;
+    else break;
+  }
+  return [start, end];
 }
 
 /** True when `value` nests deeper than `max` (iterative: hostile input must not overflow the stack). */
