@@ -1,5 +1,7 @@
-// Generates a realistic policy corpus for benchmarks: mixed kinds and rule types, no findings, split into
-// files of 100 documents as a policy repository would be.
+// Generates a realistic policy corpus for benchmarks: mixed kinds and rule types, no errors, split into
+// files of 100 documents as a policy repository would be. The network and capability rules (every fourth pod
+// policy) draw RT3018 warnings (fanotify does not enforce them), so every file has positions to compute, as a
+// real repository would.
 import type { SourceText } from '../../compiler/lint.js';
 
 const ACTIONS = ['Block', 'Audit', 'Allow'] as const;

@@ -52,9 +52,109 @@ function describeTargets(
     .join(', ');
 }
 
+/** A finding of one rule without its field path: the message is `${path}: ${tail}`, the first tail that fits. */
+interface FindingTemplate {
+  code: string;
+  severity: Severity;
+  /** Message tails in order of preference; the first whose message fits MAX_DETAILED_MESSAGE, else the first. */
+  tails: string[];
+}
+
+/**
+ * The findings of a rule depend on its forms, the policy's kind and the required targets only (the field path
+ * comes in at the end), and a policy set has few distinct combinations: each is assessed once. The cache is
+ * bounded so that input with many odd combinations costs time, not memory.
+ */
+const templates = new Map<string, FindingTemplate[]>();
+const MAX_TEMPLATES = 4096;
+
+function ruleTemplates(
+  forms: readonly string[],
+  kind: PolicyIR['kind'],
+  targets: readonly EnforcementTarget[],
+  required: ReadonlySet<EnforcementTarget>,
+  requiredKey: string,
+): FindingTemplate[] {
+  const key = `${kind}\u0000${requiredKey}\u0000${forms.join('\u0000')}`;
+  let cached = templates.get(key);
+  if (cached === undefined) {
+    cached = assessTemplates(forms, kind, targets, required);
+    if (templates.size >= MAX_TEMPLATES) templates.clear();
+    templates.set(key, cached);
+  }
+  return cached;
+}
+
+function assessTemplates(
+  forms: readonly string[],
+  kind: PolicyIR['kind'],
+  targets: readonly EnforcementTarget[],
+  required: ReadonlySet<EnforcementTarget>,
+): FindingTemplate[] {
+  const out: FindingTemplate[] = [];
+  const assessed = targets.map((target) => ({ target, ...assessRule(forms, target, kind) }));
+  // Forms no carrying target enforces or audits: RT3016, one finding for them all.
+  const nowhere = forms.filter((form) =>
+    assessed.every((a) => a.gaps.some((g) => g.form === form && g.level === EnforcementLevel.NotEnforced)),
+  );
+  if (nowhere.length > 0) {
+    const rows = nowhere.map((f) => findEnforcementRow(f));
+    const titles = rows.map((r, i) => r?.title ?? nowhere[i] ?? '').join(', ');
+    const without = rows.map((r) => r?.without).find((w) => w !== undefined);
+    const error = required.size > 0;
+    out.push({
+      code: NOT_ENFORCED_CODE,
+      severity: error ? Severity.Error : Severity.Warning,
+      tails: [
+        `no target enforces ${titles} (${targets.join(', ')})${error ? ', and --require-enforced requires it' : ''}; ${without ?? 'kept in the manifests only'}`,
+      ],
+    });
+  }
+  // The other gaps, by target.
+  const partial = assessed
+    .map((a) => ({ target: a.target, gaps: a.gaps.filter((g) => !nowhere.includes(g.form)) }))
+    .filter((a) => a.gaps.length > 0);
+  // A rule whose kind no target enforces has its RT3016; its options do not matter anywhere.
+  if (partial.length === 0 || nowhere.includes(forms[0] ?? '')) return out;
+  const enforcedOn = assessed.filter((a) => a.level === EnforcementLevel.Enforced).map((a) => a.target);
+  const failing = partial.filter((p) => required.has(p.target)).map((p) => p.target);
+  const render = (detailed: boolean): string => {
+    const parts: string[] = [];
+    for (const level of [EnforcementLevel.NotEnforced, EnforcementLevel.AuditedOnly]) {
+      const at = partial
+        .map((p) => ({ target: p.target, gaps: p.gaps.filter((g) => g.level === level) }))
+        .filter((p) => p.gaps.length > 0);
+      if (at.length > 0) parts.push(`${LEVEL_TEXT[level]} on ${describeTargets(at, detailed)}`);
+    }
+    if (enforcedOn.length > 0) parts.push(`enforced on ${enforcedOn.join(', ')}`);
+    if (failing.length > 0) parts.push(`--require-enforced requires ${failing.join(', ')}`);
+    return parts.join('; ');
+  };
+  // Reasons when they fit: the API server may cut admission warnings longer than 256 characters.
+  out.push({
+    code: NOT_ENFORCED_ON_TARGET_CODE,
+    severity: failing.length > 0 ? Severity.Error : Severity.Warning,
+    tails: [
+      render(true),
+      render(false),
+      `not fully enforced on ${partial.map((p) => p.target).join(', ')}; see docs/enforcement.md`,
+    ],
+  });
+  return out;
+}
+
+/** The message of a template at a field path. */
+function messageAt(path: string, tails: readonly string[]): string {
+  for (const tail of tails) {
+    if (path.length + 2 + tail.length <= MAX_DETAILED_MESSAGE) return `${path}: ${tail}`;
+  }
+  return `${path}: ${tails[0] ?? ''}`;
+}
+
 /** The findings of one lowered policy. */
 export function findEnforcementGaps(policy: PolicyIR, options: EnforcementFindingOptions = {}): Finding[] {
   const required = new Set(options.requireEnforced ?? []);
+  const requiredKey = [...required].join(',');
   const targets = ENFORCEMENT_TARGETS.map((t) => t.target).filter((t) => isKindCarried(t, policy.kind));
   const findings: Finding[] = [];
   for (const target of required) {
@@ -67,59 +167,14 @@ export function findEnforcementGaps(policy: PolicyIR, options: EnforcementFindin
     });
   }
   for (const entry of listRuleEntries(policy)) {
-    // The field path is only needed for a finding: most rules have none, so it is computed on demand.
-    let pathText: string | undefined;
-    const path = (): string => (pathText ??= pointerToPath(entry.location.pointer));
-    const assessed = targets.map((target) => ({ target, ...assessRule(entry.forms, target, policy.kind) }));
-    // Forms no carrying target enforces or audits: RT3016, one finding for them all.
-    const nowhere = entry.forms.filter((form) =>
-      assessed.every((a) => a.gaps.some((g) => g.form === form && g.level === EnforcementLevel.NotEnforced)),
-    );
-    if (nowhere.length > 0) {
-      const rows = nowhere.map((f) => findEnforcementRow(f));
-      const titles = rows.map((r, i) => r?.title ?? nowhere[i] ?? '').join(', ');
-      const without = rows.map((r) => r?.without).find((w) => w !== undefined);
-      const error = required.size > 0;
-      findings.push({
-        code: NOT_ENFORCED_CODE,
-        severity: error ? Severity.Error : Severity.Warning,
-        pointer: entry.location.pointer,
-        message: `${path()}: no target enforces ${titles} (${targets.join(', ')})${error ? ', and --require-enforced requires it' : ''}; ${without ?? 'kept in the manifests only'}`,
-      });
+    const found = ruleTemplates(entry.forms, policy.kind, targets, required, requiredKey);
+    // The field path is only needed for a finding: most rules have none.
+    if (found.length === 0) continue;
+    const { pointer } = entry.location;
+    const path = pointerToPath(pointer);
+    for (const t of found) {
+      findings.push({ code: t.code, severity: t.severity, pointer, message: messageAt(path, t.tails) });
     }
-    // The other gaps, by target.
-    const partial = assessed
-      .map((a) => ({ target: a.target, gaps: a.gaps.filter((g) => !nowhere.includes(g.form)) }))
-      .filter((a) => a.gaps.length > 0);
-    // A rule whose kind no target enforces has its RT3016; its options do not matter anywhere.
-    if (partial.length === 0 || nowhere.includes(entry.forms[0] ?? '')) continue;
-    const enforcedOn = assessed.filter((a) => a.level === EnforcementLevel.Enforced).map((a) => a.target);
-    const failing = partial.filter((p) => required.has(p.target)).map((p) => p.target);
-    const render = (detailed: boolean): string => {
-      const parts: string[] = [];
-      for (const level of [EnforcementLevel.NotEnforced, EnforcementLevel.AuditedOnly]) {
-        const at = partial
-          .map((p) => ({ target: p.target, gaps: p.gaps.filter((g) => g.level === level) }))
-          .filter((p) => p.gaps.length > 0);
-        if (at.length > 0) parts.push(`${LEVEL_TEXT[level]} on ${describeTargets(at, detailed)}`);
-      }
-      if (enforcedOn.length > 0) parts.push(`enforced on ${enforcedOn.join(', ')}`);
-      if (failing.length > 0) parts.push(`--require-enforced requires ${failing.join(', ')}`);
-      return `${path()}: ${parts.join('; ')}`;
-    };
-    // Reasons when they fit: the API server may cut admission warnings longer than 256 characters.
-    const detailed = render(true);
-    findings.push({
-      code: NOT_ENFORCED_ON_TARGET_CODE,
-      severity: failing.length > 0 ? Severity.Error : Severity.Warning,
-      pointer: entry.location.pointer,
-      message:
-        [
-          detailed,
-          render(false),
-          `${path()}: not fully enforced on ${partial.map((p) => p.target).join(', ')}; see docs/enforcement.md`,
-        ].find((m) => m.length <= MAX_DETAILED_MESSAGE) ?? detailed,
-    });
   }
   return findings;
 }

@@ -240,18 +240,17 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
   // Line and column are resolved on first read (most compiles never read them); the result is kept.
   const at = (pointer: string): SourceLocation => {
     let pos: { line: number; column: number } | undefined;
-    const locate = (p: string): { line: number; column: number } => placement.locate(p);
     return {
       get file() {
         return placement.file;
       },
       pointer,
       get line() {
-        pos ??= locate(pointer);
+        pos ??= placement.locate(pointer);
         return pos.line;
       },
       get column() {
-        pos ??= locate(pointer);
+        pos ??= placement.locate(pointer);
         return pos.column;
       },
     };

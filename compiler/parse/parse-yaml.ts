@@ -46,11 +46,30 @@ export interface YamlFile {
 
 const E = jsyaml.EVENT_ID;
 
+/** Which path parseYaml takes: `fast` (js-yaml, the full path on refusal) or `full` (the `yaml` package always). */
+export type ParsePath = 'fast' | 'full';
+let parsePath: ParsePath = 'fast';
+
+/**
+ * Sets the path parseYaml takes and returns the previous one. The full path exists for files the fast path
+ * refuses; forcing it is for the differential tests that hold the two paths to the same answers.
+ */
+export function setParsePath(path: ParsePath): ParsePath {
+  const previous = parsePath;
+  parsePath = path;
+  return previous;
+}
+
 /** Parses all documents of a text. Never throws. */
 export function parseYaml(text: string): YamlFile {
+  if (parsePath === 'full') return parseSlow(text);
+  let events: YamlEvent[];
   let values: unknown[];
   try {
-    values = jsyaml.loadAll(text, { maxDepth: MAX_NESTING_DEPTH, maxAliases: 0 });
+    // What js-yaml's loadAll does, in its two steps, so that the events that carry positions are kept and
+    // the text is parsed once.
+    events = jsyaml.parseEvents(text, { maxDepth: MAX_NESTING_DEPTH });
+    values = jsyaml.constructFromEvents(events, { source: text, maxAliases: 0 });
   } catch (err) {
     if (err instanceof jsyaml.YAMLException && /maxDepth/.test(err.reason)) {
       const offset = err.mark?.position ?? 0;
@@ -70,7 +89,8 @@ export function parseYaml(text: string): YamlFile {
     }
     return parseSlow(text);
   }
-  return fastResult(text, values);
+  const index = new EventIndex(text, events);
+  return index.exact ? fastResult(index, values) : parseSlow(text);
 }
 
 function placed(
@@ -89,38 +109,40 @@ function placed(
 // ---------------------------------------------------------------------------------------------- fast path
 
 /**
- * The clean-file result. Positions are not needed unless something is reported or a rule's line is read, so
- * the event stream that carries them is parsed and indexed on first use only.
+ * The clean-file result. The event objects die young (as in js-yaml's own loadAll): what positions need of
+ * them is copied into a compact index first, so a lint of many files keeps a few typed arrays per file alive
+ * instead of hundreds of thousands of small objects the garbage collector would have to move.
  */
-function fastResult(text: string, values: unknown[]): YamlFile {
-  let index: EventIndex | undefined;
-  const ensureIndex = (): EventIndex => {
-    index ??= new EventIndex(text, jsyaml.parseEvents(text, { maxDepth: MAX_NESTING_DEPTH }));
-    return index;
-  };
+function fastResult(index: EventIndex, values: unknown[]): YamlFile {
+  const documents: YamlDocument[] = new Array<YamlDocument>(values.length);
+  for (let i = 0; i < values.length; i++) documents[i] = { index: i, value: values[i] };
   return {
-    documents: values.map((value, index) => ({ index, value })),
+    documents,
     findings: [],
     locate(document, pointer) {
-      const ix = ensureIndex();
-      const start = ix.docStarts[document];
-      return start === undefined ? undefined : ix.locate(start + 1, pointer);
+      const start = index.docStarts[document];
+      return start === undefined ? undefined : index.locate(start + 1, pointer);
     },
     documentOffset(document) {
-      const ix = ensureIndex();
-      const start = nodeStart(ix.events[(ix.docStarts[document] ?? -1) + 1]);
-      return start !== undefined && start >= 0 ? start : 0;
+      const start = index.docStarts[document];
+      const offset = start === undefined ? -1 : index.nodeStart(start + 1);
+      return offset >= 0 ? offset : 0;
     },
   };
 }
 
-function nodeStart(e: YamlEvent | undefined): number | undefined {
-  if (e === undefined) return undefined;
+/** The start offset of a node's event (-1 for an empty scalar, -2 for an event that starts no node). */
+function eventStart(e: YamlEvent): number {
   if (e.type === E.SCALAR) return e.valueStart;
   if (e.type === E.MAPPING || e.type === E.SEQUENCE) return e.start;
   if (e.type === E.ALIAS) return e.anchorStart;
-  return undefined;
+  return NO_NODE;
 }
+
+const NO_NODE = -2;
+
+/** Plain scalars the YAML 1.2 core schema reads as null. */
+const NULL_PLAIN = new Set(['~', 'null', 'Null', 'NULL']);
 
 /** A mapping entry: the key's offset and the index of the value's first event. */
 interface MappingEntry {
@@ -129,53 +151,119 @@ interface MappingEntry {
 }
 
 /**
- * The event stream of one file, indexed so that locating a pointer costs its depth, not the size of the
- * collections it walks through: the end of every collection is computed in one pass, and the children of a
- * collection are indexed (keys in a map, items in an array) the first time a pointer goes through it.
- * Locating every finding of a file is therefore linear in the file plus the findings (issue 12, item 8).
+ * The event stream of one file, as parallel typed arrays (type, start, end of a scalar's value, and for a
+ * collection the index of the event after its POP), indexed so that locating a pointer costs its depth, not
+ * the size of the collections it walks through: the children of a collection are indexed (keys in a map,
+ * items in an array) the first time a pointer goes through it. Locating every finding of a file is therefore
+ * linear in the file plus the findings (issue 12, item 8).
  */
 class EventIndex {
   readonly docStarts: number[] = [];
-  /** For each collection's start event, the index of the event after its POP. */
+  /** False when the file has something the fast path does not read as the full path does (see isPlainKey). */
+  exact = true;
+  private readonly length: number;
+  private readonly types: Uint8Array;
+  private readonly starts: Int32Array;
+  /** A scalar's value end; for a collection's start event, the index of the event after its POP. */
   private readonly ends: Int32Array;
+  /** A scalar's style, chomping and `fast` flag (style | chomping << 3 | fast << 5), for key names. */
+  private readonly scalarForms: Uint8Array;
+  /** A block scalar's indentation, for key names (block scalars as keys are rare; allocated on demand). */
+  private indents: Map<number, number> | undefined;
   private readonly mappings = new Map<number, Map<string, MappingEntry>>();
   private readonly sequences = new Map<number, number[]>();
 
   constructor(
     private readonly text: string,
-    readonly events: readonly YamlEvent[],
+    events: readonly YamlEvent[],
   ) {
-    this.ends = new Int32Array(events.length);
+    const n = events.length;
+    this.length = n;
+    this.types = new Uint8Array(n);
+    this.starts = new Int32Array(n);
+    this.ends = new Int32Array(n);
+    this.scalarForms = new Uint8Array(n);
     const open: number[] = [];
-    for (let i = 0; i < events.length; i++) {
-      const t = events[i]?.type;
-      if (t === E.DOCUMENT) this.docStarts.push(i);
-      else if (t === E.MAPPING || t === E.SEQUENCE) open.push(i);
-      else if (t === E.POP) {
+    /** For each open collection: a mapping whose next node is a key. */
+    const keyNext: boolean[] = [];
+    for (let i = 0; i < n; i++) {
+      const e = events[i] as YamlEvent;
+      const t = e.type;
+      this.types[i] = t;
+      this.starts[i] = eventStart(e);
+      if (t !== E.POP && t !== E.DOCUMENT && keyNext.length > 0) {
+        const top = keyNext.length - 1;
+        if (keyNext[top] === true && !this.isPlainKey(e)) this.exact = false;
+        if (this.types[open[top] ?? 0] === E.MAPPING) keyNext[top] = !keyNext[top];
+      }
+      if (t === E.SCALAR) {
+        this.ends[i] = e.valueEnd;
+        this.scalarForms[i] = e.style | (e.chomping << 3) | (e.fast ? 32 : 0);
+        if (e.indent !== -1) (this.indents ??= new Map()).set(i, e.indent);
+      } else if (t === E.DOCUMENT) this.docStarts.push(i);
+      else if (t === E.MAPPING || t === E.SEQUENCE) {
+        open.push(i);
+        keyNext.push(t === E.MAPPING);
+      } else if (t === E.POP) {
         const start = open.pop();
+        keyNext.pop();
         if (start !== undefined) this.ends[start] = i + 1;
       }
     }
   }
 
+  /**
+   * True for a mapping key both parsers turn into the same property name: a scalar with text, no tag, no
+   * anchor, and not a null (js-yaml names a null key "null", the `yaml` package ""; a collection as a key is
+   * refused by the full path).
+   */
+  private isPlainKey(e: YamlEvent): boolean {
+    if (e.type !== E.SCALAR || e.valueStart < 0 || e.tagStart !== -1 || e.anchorStart !== -1) return false;
+    if (e.style !== jsyaml.SCALAR_STYLE.PLAIN) return true;
+    return !NULL_PLAIN.has(this.text.slice(e.valueStart, e.valueEnd));
+  }
+
+  /** The start offset of the node at event `i` (-1 for an empty scalar, -2 for no node). */
+  nodeStart(i: number): number {
+    return i < this.length ? (this.starts[i] ?? NO_NODE) : NO_NODE;
+  }
+
   /** Index of the event after the node that starts at `i`. */
   private skip(i: number): number {
-    const t = this.events[i]?.type;
+    const t = this.types[i];
     if (t !== E.MAPPING && t !== E.SEQUENCE) return i + 1;
     const end = this.ends[i] ?? 0;
-    return end > i ? end : this.events.length;
+    return end > i ? end : this.length;
+  }
+
+  /** The value of the scalar at event `i`, as js-yaml reads it. */
+  private scalarText(i: number): string {
+    const form = this.scalarForms[i] ?? 0;
+    const scalar = {
+      type: E.SCALAR,
+      valueStart: this.starts[i] ?? -1,
+      valueEnd: this.ends[i] ?? -1,
+      anchorStart: -1,
+      anchorEnd: -1,
+      tagStart: -1,
+      tagEnd: -1,
+      style: (form & 7) as jsyaml.ScalarStyle,
+      chomping: ((form >> 3) & 3) as jsyaml.ChompingMode,
+      indent: this.indents?.get(i) ?? -1,
+      fast: (form & 32) !== 0,
+    } satisfies jsyaml.ScalarEvent;
+    return jsyaml.getScalarValue(this.text, scalar);
   }
 
   private mapping(i: number): Map<string, MappingEntry> {
     let entries = this.mappings.get(i);
     if (entries === undefined) {
       entries = new Map();
-      for (let j = i + 1; j < this.events.length && this.events[j]?.type !== E.POP;) {
-        const key = this.events[j];
+      for (let j = i + 1; j < this.length && this.types[j] !== E.POP;) {
         const value = this.skip(j);
-        if (key?.type === E.SCALAR) {
-          const name = jsyaml.getScalarValue(this.text, key);
-          if (!entries.has(name)) entries.set(name, { keyOffset: key.valueStart, value });
+        if (this.types[j] === E.SCALAR) {
+          const name = this.scalarText(j);
+          if (!entries.has(name)) entries.set(name, { keyOffset: this.starts[j] ?? 0, value });
         }
         j = this.skip(value);
       }
@@ -188,7 +276,7 @@ class EventIndex {
     let items = this.sequences.get(i);
     if (items === undefined) {
       items = [];
-      for (let j = i + 1; j < this.events.length && this.events[j]?.type !== E.POP; j = this.skip(j)) {
+      for (let j = i + 1; j < this.length && this.types[j] !== E.POP; j = this.skip(j)) {
         items.push(j);
       }
       this.sequences.set(i, items);
@@ -198,23 +286,22 @@ class EventIndex {
 
   /** The range of `pointer` below the node at event `root`, or of its nearest existing ancestor. */
   locate(root: number, pointer: string): Range | undefined {
-    const { events } = this;
     let i = root;
     let keyOffset: number | undefined;
     // Empty scalars (a bare `-` or `key:`) have no offset of their own: fall back to the nearest ancestor's.
     let fallback = 0;
     for (const seg of splitPointer(pointer)) {
-      const e = events[i];
-      const here = nodeStart(e);
-      if (here !== undefined && here >= 0) fallback = here;
+      const t = this.types[i];
+      const here = this.nodeStart(i);
+      if (here >= 0) fallback = here;
       let next = -1;
-      if (e?.type === E.MAPPING) {
+      if (t === E.MAPPING) {
         const entry = this.mapping(i).get(seg);
         if (entry !== undefined) {
           keyOffset = entry.keyOffset;
           next = entry.value;
         }
-      } else if (e?.type === E.SEQUENCE && /^\d+$/.test(seg)) {
+      } else if (t === E.SEQUENCE && /^\d+$/.test(seg)) {
         const item = this.sequence(i)[Number(seg)];
         if (item !== undefined) {
           next = item;
@@ -224,11 +311,11 @@ class EventIndex {
       if (next < 0) break;
       i = next;
     }
-    const node = events[i];
-    let start = nodeStart(node);
-    if (start === undefined) return undefined;
+    let start = this.nodeStart(i);
+    if (start === NO_NODE) return undefined;
     if (start < 0) start = keyOffset ?? fallback;
-    const end = node?.type === E.SCALAR && node.valueEnd >= 0 ? node.valueEnd : start;
+    const valueEnd = this.types[i] === E.SCALAR ? (this.ends[i] ?? -1) : -1;
+    const end = valueEnd >= 0 ? valueEnd : start;
     return { offset: keyOffset ?? start, endOffset: Math.max(end, keyOffset ?? start) };
   }
 }
@@ -347,7 +434,7 @@ function parseSlow(text: string): YamlFile {
     locate(document, pointer) {
       const doc = docs[document];
       if (doc === undefined) return undefined;
-      return locateInNodes(doc.contents, pointer);
+      return locateInNodes(text, doc.contents, pointer);
     },
     documentOffset(document) {
       const doc = docs[document];
@@ -378,15 +465,19 @@ function findPair(map: YAMLMap, key: string): Pair | undefined {
   return index.get(key);
 }
 
-function locateInNodes(root: YamlNode | null, pointer: string): Range | undefined {
+function locateInNodes(text: string, root: YamlNode | null, pointer: string): Range | undefined {
   let node: YamlNode | null = root;
   let keyOffset: number | undefined;
+  // As on the fast path, an empty scalar falls back to its key or to the nearest ancestor's start.
+  let fallback = 0;
   for (const seg of splitPointer(pointer)) {
+    const here = node === null ? undefined : valueRange(text, node);
+    if (here !== undefined && here[0] >= 0) fallback = here[0];
     let next: YamlNode | null | undefined;
     if (isMap(node)) {
       const pair = findPair(node, seg);
       if (pair !== undefined) {
-        keyOffset = isScalar(pair.key) ? pair.key.range?.[0] : undefined;
+        keyOffset = isScalar(pair.key) ? valueRange(text, pair.key)?.[0] : undefined;
         next = pair.value as YamlNode | null;
       }
     } else if (isSeq(node) && /^\d+$/.test(seg)) {
@@ -396,9 +487,55 @@ function locateInNodes(root: YamlNode | null, pointer: string): Range | undefine
     if (next === undefined || next === null) break;
     node = next;
   }
-  const range = node?.range;
+  if (node === null) return undefined;
+  const range = valueRange(text, node);
+  if (range === undefined) return undefined;
+  let [start, end] = range;
+  if (start < 0) start = end = keyOffset ?? fallback;
+  const offset = keyOffset ?? start;
+  return { offset, endOffset: Math.max(end, offset) };
+}
+
+/**
+ * A node's range as the fast path reads it from js-yaml's events, so that both paths place a finding alike:
+ * a collection is its start (its first line, not its extent); a quoted scalar is its content without the
+ * quotes; a block scalar runs from the line after its header through the blank lines after it; an empty
+ * scalar has no range of its own ([-1, -1]).
+ */
+function valueRange(text: string, node: YamlNode): [number, number] | undefined {
+  const range = node.range;
   if (range === undefined || range === null) return undefined;
-  return { offset: keyOffset ?? range[0], endOffset: range[1] };
+  const [start, end] = range;
+  if (isMap(node) || isSeq(node)) return [start, start];
+  if (!isScalar(node)) return [start, end];
+  switch (node.type) {
+    case 'QUOTE_DOUBLE':
+    case 'QUOTE_SINGLE':
+      return [start + 1, Math.max(start + 1, end - 1)];
+    case 'BLOCK_LITERAL':
+    case 'BLOCK_FOLDED':
+      return blockScalarRange(text, start, end);
+    default:
+      return start === end && node.source === '' ? [-1, -1] : [start, end];
+  }
+}
+
+/** js-yaml's range of a block scalar whose header starts at `header` and whose content ends at `contentEnd`. */
+function blockScalarRange(text: string, header: number, contentEnd: number): [number, number] {
+  let start = header;
+  while (start < text.length && text[start] !== '\n' && text[start] !== '\r') start++;
+  if (text[start] === '\r' && text[start + 1] === '\n') start += 2;
+  else if (start < text.length) start++;
+  let end = Math.max(start, contentEnd);
+  for (;;) {
+    let p = end;
+    while (text.charCodeAt(p) === 32) p++;
+    const c = text.charCodeAt(p);
+    if (c === 10) end = p + 1;
+    else if (c === 13) end = text.charCodeAt(p + 1) === 10 ? p + 2 : p + 1;
+    else break;
+  }
+  return [start, end];
 }
 
 /** True when `value` nests deeper than `max` (iterative: hostile input must not overflow the stack). */

@@ -19,6 +19,17 @@ function isObject(v: Json): v is { [k: string]: Json } {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** The property names of a schema node, in schema order, listed once per node (the schema is constant). */
+const propertyNameLists = new WeakMap<object, readonly string[]>();
+function propertyNames(props: Record<string, SchemaNode>): readonly string[] {
+  let names = propertyNameLists.get(props);
+  if (names === undefined) {
+    names = Object.keys(props);
+    propertyNameLists.set(props, names);
+  }
+  return names;
+}
+
 function order(value: Json, schema: SchemaNode | undefined, isRule: boolean): Json {
   if (Array.isArray(value)) {
     return value.map((v) => order(v, schema?.items, schema?.items?.properties !== undefined && isRule));
@@ -30,7 +41,7 @@ function order(value: Json, schema: SchemaNode | undefined, isRule: boolean): Js
     for (const k of Object.keys(value).sort()) out[k] = order(value[k] ?? null, undefined, false);
     return out;
   }
-  for (const k of Object.keys(props)) {
+  for (const k of propertyNames(props)) {
     if (k in value) out[k] = order(value[k] ?? null, props[k], k.startsWith('match'));
     else if (isRule && (EXPLICIT_FALSE as readonly string[]).includes(k)) out[k] = false;
   }

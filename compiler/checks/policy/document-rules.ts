@@ -72,26 +72,38 @@ const checkNames: DocumentRule = (p) => {
   return out;
 };
 
-/** Every list of rules in a spec, with its pointer, its section and the section name. */
-function* allRuleLists(
-  p: PolicyObject,
-): Generator<{ pointer: string; section: SectionLike; rules: RuleLike[] }> {
-  for (const ls of RULE_LISTS) {
-    const section = sectionOf(p, ls.section);
+/** One list of rules in a spec, with its pointer and its section. */
+interface RuleList {
+  pointer: string;
+  section: SectionLike;
+  rules: RuleLike[];
+}
+
+/** Every list of rules a spec can have, in order: its section, its list and its pointer (made once). */
+const RULE_LIST_PLACES: ReadonlyArray<{ section: string; list: string; pointer: string }> = [
+  ...RULE_LISTS.map((ls) => ({
+    section: ls.section,
+    list: ls.list,
+    pointer: `/spec/${ls.section}/${ls.list}`,
+  })),
+  ...['matchSyscalls', 'matchPaths'].map((list) => ({
+    section: 'syscalls',
+    list,
+    pointer: `/spec/syscalls/${list}`,
+  })),
+  { section: 'network', list: 'matchDNSQueries', pointer: '/spec/network/matchDNSQueries' },
+  { section: 'device', list: 'matchDevice', pointer: '/spec/device/matchDevice' },
+];
+
+/** Every list of rules in a spec whose section is present, with its pointer and its section. */
+function allRuleLists(p: PolicyObject): RuleList[] {
+  const out: RuleList[] = [];
+  for (const place of RULE_LIST_PLACES) {
+    const section = sectionOf(p, place.section);
     if (section !== undefined)
-      yield { pointer: `/spec/${ls.section}/${ls.list}`, section, rules: listOf(section, ls.list) };
+      out.push({ pointer: place.pointer, section, rules: listOf(section, place.list) });
   }
-  const sys = sectionOf(p, 'syscalls');
-  if (sys !== undefined) {
-    for (const list of ['matchSyscalls', 'matchPaths'])
-      yield { pointer: `/spec/syscalls/${list}`, section: sys, rules: listOf(sys, list) };
-  }
-  const net = sectionOf(p, 'network');
-  if (net !== undefined)
-    yield { pointer: '/spec/network/matchDNSQueries', section: net, rules: listOf(net, 'matchDNSQueries') };
-  const dev = sectionOf(p, 'device');
-  if (dev !== undefined)
-    yield { pointer: '/spec/device/matchDevice', section: dev, rules: listOf(dev, 'matchDevice') };
+  return out;
 }
 
 const checkActions: DocumentRule = (p) => {
