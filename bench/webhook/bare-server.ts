@@ -1,13 +1,15 @@
 // The baseline of the webhook benchmark: a bare express HTTPS handler that parses the body like the webhook
-// and answers allowed: true. Prints {"port": n} once listening; exits on SIGTERM.
+// and answers allowed: true. Serves at most <requests per connection> requests on one connection, like the
+// webhook (0: no limit). Prints {"port": n} once listening; exits on SIGTERM.
+//   bare-server.ts <cert> <key> [<requests per connection>]
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import express, { type Request, type Response } from 'express';
 
-const [certFile, keyFile] = process.argv.slice(2);
+const [certFile, keyFile, perConnection] = process.argv.slice(2);
 if (certFile === undefined || keyFile === undefined) {
-  process.stderr.write('usage: bare-server.ts <cert> <key>\n');
+  process.stderr.write('usage: bare-server.ts <cert> <key> [<requests per connection>]\n');
   process.exit(2);
 }
 const app = express();
@@ -25,6 +27,7 @@ app.post(
 );
 const server = https.createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, app);
 server.keepAliveTimeout = 30_000;
+server.maxRequestsPerSocket = Number(perConnection ?? 0);
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
 });
