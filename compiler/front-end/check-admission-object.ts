@@ -17,7 +17,8 @@ const WITHIN_POLICY_RULES: readonly CrossRule[] = [checkConflictingRules, checkU
 
 /** Checks one object under admission. Never throws for bad input. */
 export function checkAdmissionObject(object: unknown, context: CheckContext = {}): Finding[] {
-  const { findings } = checkObjectDocument(object, context);
+  // Alone, the object has no text: its rules' locations are pointers only (lowered without lazy positions).
+  const { findings } = checkObjectDocument(object, { ...context, withoutPositions: true });
   if (!isRecord(object)) return findings;
   const { kind, apiVersion } = object;
   if (typeof kind !== 'string' || typeof apiVersion !== 'string') return findings;
