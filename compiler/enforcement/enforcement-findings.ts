@@ -11,6 +11,7 @@ import {
   ENFORCEMENT_TARGETS,
   EnforcementLevel,
   findEnforcementRow,
+  getEnforcementCell,
   getTargetInfo,
   isKindCarried,
   type EnforcementTarget,
@@ -52,6 +53,13 @@ function describeTargets(
     .join(', ');
 }
 
+/** True when every target in `targets` enforces `form`. */
+function enforcedOnAll(form: string, targets: readonly EnforcementTarget[]): boolean {
+  for (const target of targets)
+    if (getEnforcementCell(form, target).level !== EnforcementLevel.Enforced) return false;
+  return true;
+}
+
 /** The findings of one lowered policy. */
 export function findEnforcementGaps(policy: PolicyIR, options: EnforcementFindingOptions = {}): Finding[] {
   const required = new Set(options.requireEnforced ?? []);
@@ -67,6 +75,8 @@ export function findEnforcementGaps(policy: PolicyIR, options: EnforcementFindin
     });
   }
   for (const entry of listRuleEntries(policy)) {
+    // Most rules: every carrying target enforces every form, so there is nothing to say (and nothing to build).
+    if (targets.length > 0 && entry.forms.every((form) => enforcedOnAll(form, targets))) continue;
     // The field path is only needed for a finding: most rules have none, so it is computed on demand.
     let pathText: string | undefined;
     const path = (): string => (pathText ??= pointerToPath(entry.location.pointer));

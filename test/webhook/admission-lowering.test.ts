@@ -15,6 +15,9 @@ import { lowerPolicy, lowerPolicyForChecks, lowerPolicyOnce } from '../../compil
 import type { PolicyDocument } from '../../compiler/model/policy-document.js';
 import { isPolicyKind } from '../../compiler/checks/policy/policy-checker.js';
 import type { Finding } from '../../compiler/diagnostics/finding.js';
+import { findEnforcementGaps } from '../../compiler/enforcement/enforcement-findings.js';
+import { ENFORCEMENT_TARGETS, isKindCarried } from '../../compiler/enforcement/enforcement-table.js';
+import { summarizeEnforcement } from '../../compiler/enforcement/summarize-enforcement.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -117,6 +120,31 @@ describe('admission lowering without lazy positions', () => {
     assert.notEqual(inFile, fixed);
     assert.equal(inFile.location.file, 'p.yaml');
     assert.equal(inFile.location.line, 7);
+  });
+
+  it('names in enforcement findings exactly the rules some carrying target does not enforce', () => {
+    let flagged = 0;
+    let clean = 0;
+    for (const { name, object } of objects) {
+      if (checkObjectDocument(object).findings.some((f) => f.severity === 'error')) continue;
+      const doc = { kind: String(object['kind']), object, file: '', index: 0, line: 0 } as PolicyDocument;
+      const policy = lowerPolicy(doc, () => ({ line: 0, column: 0 }));
+      const carrying = ENFORCEMENT_TARGETS.map((t) => t.target).filter((t) => isKindCarried(t, policy.kind));
+      const summaries = carrying.map((t) => summarizeEnforcement(policy, t));
+      const all = [
+        ...policy.rules,
+        ...policy.syscallRules,
+        ...policy.dnsQueryRules,
+        ...policy.presets,
+        ...policy.deviceRules,
+      ].map((r) => r.location.pointer);
+      const expected = all.filter((p) => !summaries.every((s) => s.enforced.includes(p))).sort();
+      const found = [...new Set(findEnforcementGaps(policy).map((f) => f.pointer))].sort();
+      assert.deepEqual(found, expected, name);
+      flagged += expected.length;
+      clean += all.length - expected.length;
+    }
+    assert.ok(flagged > 5 && clean > 50, `${flagged} rules flagged, ${clean} clean`);
   });
 
   it('finds for every policy what the checks with lazy positions find', () => {
