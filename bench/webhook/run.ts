@@ -1,9 +1,9 @@
 // Benchmark of the admission webhook: throughput, server CPU per review and p50/p99 latency of POST /validate
 // with a realistic policy (the RuntimePolicy of system-files-policy.yaml and a Karpenter EC2NodeClass,
 // alternating), against a bare express HTTPS handler answering allowed: true, measured in the same run. Both
-// servers run as child processes; the webhook runs as it ships (compiled by tsc into build/bench-webhook; the
-// tsx loader wraps every function for its names, which costs the checkers a third to a half more); `--source`
-// runs it through tsx instead.
+// servers run as child processes; the webhook runs as it ships (compiled by tsc into build/bench-webhook: the
+// tsx loader keeps function names with a call per closure created, a cost the shipped code does not have);
+// `--source` runs it through tsx instead.
 //
 // Only reviews count: a 2xx whose body is an AdmissionReview answering the uid that was sent (every request
 // has its own uid). Anything else (non-2xx, a body that is not such a review, a socket error, a timeout) is
