@@ -2,7 +2,7 @@
 // server, and the SIGTERM drain. The CLI calls this; tests call it too.
 import type { Logger } from 'pino';
 import { NODE_KINDS } from '../compiler/node-settings/node-kinds.js';
-import { createWebhookApp } from './app.js';
+import { createWebhookHandler } from './app.js';
 import type { WebhookServeConfig } from './config.js';
 import { toError } from './error-value.js';
 import { createWebhookMetrics } from './metrics.js';
@@ -54,7 +54,7 @@ export async function startWebhook(
   ];
   let ready = false;
   let draining = false;
-  const app = createWebhookApp({
+  const handler = createWebhookHandler({
     rules,
     logger,
     metrics: createWebhookMetrics(true),
@@ -67,7 +67,7 @@ export async function startWebhook(
     keyFile: config.keyFile,
     host: config.host,
     port: config.port,
-    handler: app,
+    handler,
     logger,
     reloadIntervalMs: config.reloadIntervalMs,
     ...(config.connectionLimits === undefined ? {} : { limits: config.connectionLimits }),

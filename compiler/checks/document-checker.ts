@@ -16,6 +16,8 @@ export interface CheckContext {
   operation?: string;
   /** Targets on which every rule must be enforced (`--require-enforced`): gaps there are errors. */
   requireEnforced?: readonly EnforcementTarget[];
+  /** The object has no text (an API object under admission): rule locations are pointers only. */
+  withoutPositions?: boolean;
 }
 
 /** A pure validator for one family of objects. */

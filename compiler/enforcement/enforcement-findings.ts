@@ -11,6 +11,7 @@ import {
   ENFORCEMENT_TARGETS,
   EnforcementLevel,
   findEnforcementRow,
+  getEnforcementCell,
   getTargetInfo,
   isKindCarried,
   type EnforcementTarget,
@@ -151,6 +152,13 @@ function messageAt(path: string, tails: readonly string[]): string {
   return `${path}: ${tails[0] ?? ''}`;
 }
 
+/** True when every target in `targets` enforces `form`. */
+function enforcedOnAll(form: string, targets: readonly EnforcementTarget[]): boolean {
+  for (const target of targets)
+    if (getEnforcementCell(form, target).level !== EnforcementLevel.Enforced) return false;
+  return true;
+}
+
 /** The findings of one lowered policy. */
 export function findEnforcementGaps(policy: PolicyIR, options: EnforcementFindingOptions = {}): Finding[] {
   const required = new Set(options.requireEnforced ?? []);
@@ -167,6 +175,8 @@ export function findEnforcementGaps(policy: PolicyIR, options: EnforcementFindin
     });
   }
   for (const entry of listRuleEntries(policy)) {
+    // Most rules: every carrying target enforces every form, so there is nothing to say (and no key to build).
+    if (targets.length > 0 && entry.forms.every((form) => enforcedOnAll(form, targets))) continue;
     const found = ruleTemplates(entry.forms, policy.kind, targets, required, requiredKey);
     // The field path is only needed for a finding: most rules have none.
     if (found.length === 0) continue;

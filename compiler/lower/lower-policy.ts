@@ -206,6 +206,8 @@ export function lowerPolicy(doc: PolicyDocument, locate: LocateFn): PolicyIR {
 interface Placement {
   file: string;
   locate: LocateFn;
+  /** An object without text (admission): locations are plain pointers, line and column 0, fixed at lowering. */
+  withoutPositions?: true;
 }
 
 /**
@@ -214,9 +216,19 @@ interface Placement {
  */
 const keptForLowering = new WeakMap<object, { kind: string; ir: PolicyIR; placement: Placement }>();
 
-/** Lowers a policy object for the checks; the lowering stage takes the result over (lowerPolicyOnce). */
-export function lowerPolicyForChecks(doc: PolicyDocument): PolicyIR {
-  const placement: Placement = { file: doc.file, locate: () => ({ line: 1, column: 1 }) };
+/**
+ * Lowers a policy object for the checks; the lowering stage takes the result over (lowerPolicyOnce). With
+ * `withoutPositions` (an API object under admission, which has no text) locations are plain objects (line and
+ * column 0): the lazy positions of a text cost most of the lowering.
+ */
+export function lowerPolicyForChecks(
+  doc: PolicyDocument,
+  options: { withoutPositions?: boolean } = {},
+): PolicyIR {
+  const placement: Placement =
+    options.withoutPositions === true
+      ? { file: doc.file, locate: () => ({ line: 0, column: 0 }), withoutPositions: true }
+      : { file: doc.file, locate: () => ({ line: 1, column: 1 }) };
   const ir = lowerWith(doc, placement);
   keptForLowering.set(doc.object, { kind: doc.kind, ir, placement });
   return ir;
@@ -230,6 +242,9 @@ export function lowerPolicyOnce(doc: PolicyDocument, locate: LocateFn): PolicyIR
   const kept = keptForLowering.get(doc.object);
   if (kept === undefined || kept.kind !== doc.kind) return lowerPolicy(doc, locate);
   keptForLowering.delete(doc.object);
+  // Plain locations cannot move to another file; an API object's locator knows no positions either.
+  if (kept.placement.withoutPositions === true && kept.placement.file !== doc.file)
+    return lowerPolicy(doc, locate);
   kept.placement.file = doc.file;
   kept.placement.locate = locate;
   return kept.ir;
@@ -238,7 +253,7 @@ export function lowerPolicyOnce(doc: PolicyDocument, locate: LocateFn): PolicyIR
 function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
   const spec = doc.object.spec as unknown as Inherited & Record<string, unknown>;
   // Line and column are resolved on first read (most compiles never read them); the result is kept.
-  const at = (pointer: string): SourceLocation => {
+  const lazyAt = (pointer: string): SourceLocation => {
     let pos: { line: number; column: number } | undefined;
     return {
       get file() {
@@ -255,6 +270,10 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
       },
     };
   };
+  const at =
+    placement.withoutPositions === true
+      ? (pointer: string): SourceLocation => ({ file: placement.file, pointer, line: 0, column: 0 })
+      : lazyAt;
   const rules: Rule[] = [];
   for (const ls of RULE_LISTS) {
     const section = spec[ls.section] as RawSection | undefined;

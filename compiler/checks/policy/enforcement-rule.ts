@@ -12,7 +12,7 @@ import { KNOWN_PRESETS } from './document-rules.js';
 export function checkEnforcement(kind: PolicyKind, object: unknown, context: CheckContext): Finding[] {
   const doc = { kind, object, file: '', index: 0, line: 1 } as PolicyDocument;
   // The lowering stage takes this over (lowerPolicyOnce) instead of walking the document again.
-  const policy = lowerPolicyForChecks(doc);
+  const policy = lowerPolicyForChecks(doc, { withoutPositions: context.withoutPositions === true });
   // An unknown preset already has its warning (RT3013).
   const presets = policy.presets.filter((p) => (KNOWN_PRESETS as readonly string[]).includes(p.name));
   return findEnforcementGaps(
