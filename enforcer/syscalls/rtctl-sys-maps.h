@@ -25,7 +25,8 @@ struct rts_workload {
 	__u32 wid;
 	__u32 generation;
 	__u8 fileless; /* RTS_ACTION_* of the workload's filelessExec preset */
-	__u8 pad[3];
+	__u8 host;     /* the host workload (the root cgroup): only processes of the initial pid namespace */
+	__u8 pad[2];
 };
 
 struct rts_watch_key {

@@ -70,10 +70,13 @@ static __always_inline void count(__u32 which)
 		*c += 1;
 }
 
-/* The workload of the current process: the deepest registered cgroup among its ancestors. */
+/* The workload of the current process: the deepest registered cgroup among its ancestors. The host workload
+ * (registered at the root cgroup) takes only processes of the initial pid namespace, so that a container the
+ * control plane does not enforce is not decided by host policies. */
 static __always_inline struct rts_workload *current_workload(__u64 *cgroup)
 {
 	struct rts_workload *found = 0;
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
 	for (int level = 0; level < RTS_MAX_ANCESTORS; level++) {
 		__u64 id = bpf_get_current_ancestor_cgroup_id(level);
 		if (!id)
@@ -84,6 +87,8 @@ static __always_inline struct rts_workload *current_workload(__u64 *cgroup)
 			*cgroup = id;
 		}
 	}
+	if (found && found->host && task->thread_pid && task->thread_pid->level != 0)
+		return 0;
 	return found;
 }
 

@@ -104,7 +104,27 @@ function samplePolicy(form: string, host: boolean): PolicyIR {
     ];
   }
   if (form === 'presets')
-    out.presets = [{ name: 'filelessExec', action: Action.Block, location: at(LINE, '/spec/presets/0') }];
+    out.presets = [
+      {
+        name: 'anonMapExec',
+        action: Action.Block,
+        severity: 1,
+        tags: [],
+        message: '',
+        location: at(LINE, '/spec/presets/0'),
+      },
+    ];
+  if (form === 'presets.filelessExec')
+    out.presets = [
+      {
+        name: 'filelessExec',
+        action: Action.Block,
+        severity: 1,
+        tags: [],
+        message: '',
+        location: at(LINE, '/spec/presets/0'),
+      },
+    ];
   if (form === 'network.matchDNSQueries') {
     out.dnsQueryRules = [
       {
