@@ -132,7 +132,13 @@ function alertType(policy: PolicyIR, workload: Workload): AlertType {
 
 function decided(
   policy: PolicyIR,
-  rule: { action: Action; severity: number; tags: string[]; message: string; location: SyscallRule['location'] },
+  rule: {
+    action: Action;
+    severity: number;
+    tags: string[];
+    message: string;
+    location: SyscallRule['location'];
+  },
   workload: Workload,
   operation: string,
 ): Decision {
@@ -187,7 +193,8 @@ export function decideSyscall(ruleSet: RuleSet, workload: Workload, request: Sys
  * name) and where the preset is written. The preset's alert takes the policy's severity, tags and message.
  */
 export function decideFilelessExec(ruleSet: RuleSet, workload: Workload): Decision {
-  let best: { policy: PolicyIR; preset: PresetRule; action: Action; location: SyscallRule['location'] } | undefined;
+  let best:
+    { policy: PolicyIR; preset: PresetRule; action: Action; location: SyscallRule['location'] } | undefined;
   for (const policy of selectPolicies(ruleSet.policies, workload))
     for (const preset of policy.presets) {
       if (preset.name !== FILELESS_PRESET) continue;

@@ -320,7 +320,11 @@ function createSyscallRecords(policies: PolicyIR[], policyIndex: Map<PolicyIR, n
   }));
 }
 
-const PRESET_ACTION_RANK: Record<Action, number> = { [Action.Block]: 0, [Action.Audit]: 1, [Action.Allow]: 2 };
+const PRESET_ACTION_RANK: Record<Action, number> = {
+  [Action.Block]: 0,
+  [Action.Audit]: 1,
+  [Action.Allow]: 2,
+};
 
 /** The presets of the policies: Block, Audit, Allow, then in policy (table) order and where written. */
 function createPresetRecords(policies: PolicyIR[], policyIndex: Map<PolicyIR, number>): PresetRecord[] {
@@ -329,7 +333,11 @@ function createPresetRecords(policies: PolicyIR[], policyIndex: Map<PolicyIR, nu
     (a, b) =>
       PRESET_ACTION_RANK[a.preset.action] - PRESET_ACTION_RANK[b.preset.action] ||
       (policyIndex.get(a.policy) ?? 0) - (policyIndex.get(b.policy) ?? 0) ||
-      (a.preset.location.pointer < b.preset.location.pointer ? -1 : a.preset.location.pointer > b.preset.location.pointer ? 1 : 0),
+      (a.preset.location.pointer < b.preset.location.pointer
+        ? -1
+        : a.preset.location.pointer > b.preset.location.pointer
+          ? 1
+          : 0),
   );
   return all.map(({ policy, preset }) => ({
     policy: policyIndex.get(policy) ?? 0,

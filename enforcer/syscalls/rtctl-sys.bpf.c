@@ -174,28 +174,20 @@ int BPF_PROG(rts_sys_enter, struct pt_regs *regs, long id)
 	return 0;
 }
 
-SEC("tp_btf/sched_process_exec")
-int BPF_PROG(rts_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+/* Reports a fileless exec (and kills it when the preset blocks); the event's `exe` is the executable that called
+ * exec, `path` the file name exec was given. */
+static __always_inline void check_fileless(struct linux_binprm *bprm, struct rts_exe *x)
 {
-	__u32 zero = 0;
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct rts_exe *x = bpf_map_lookup_elem(&rts_scratch, &zero);
-	if (!x)
-		return 0;
-	if (bpf_probe_read_kernel_str(x->path, sizeof(x->path), bprm->filename) < 0)
-		x->path[0] = 0;
-	bpf_map_update_elem(&rts_exe, &tgid, x, BPF_ANY);
-
 	struct file *file = bprm->file;
 	if (!file)
-		return 0;
+		return;
 	__u32 nlink = file->f_inode->i_nlink;
 	if (nlink != 0)
-		return 0;
+		return;
 	__u64 cgroup = 0;
 	struct rts_workload *w = current_workload(&cgroup);
 	if (!w || w->fileless == RTS_ACTION_NONE)
-		return 0;
+		return;
 	__u8 action = w->fileless;
 	if (action == RTS_ACTION_BLOCK)
 		bpf_send_signal(SIGKILL);
@@ -203,7 +195,7 @@ int BPF_PROG(rts_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm
 	struct rts_event *e = bpf_ringbuf_reserve(&rts_events, sizeof(*e), 0);
 	if (!e) {
 		count(RTS_COUNTER_DROPPED);
-		return 0;
+		return;
 	}
 	__builtin_memset(e->args, 0, sizeof(e->args));
 	e->kind = RTS_EVENT_FILELESS;
@@ -219,6 +211,20 @@ int BPF_PROG(rts_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm
 		e->name[0] = 0;
 	bpf_ringbuf_submit(e, 0);
 	count(RTS_COUNTER_REPORTED);
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(rts_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 zero = 0;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct rts_exe *x = bpf_map_lookup_elem(&rts_scratch, &zero);
+	if (!x)
+		return 0;
+	if (bpf_probe_read_kernel_str(x->path, sizeof(x->path), bprm->filename) < 0)
+		x->path[0] = 0;
+	check_fileless(bprm, x);
+	bpf_map_update_elem(&rts_exe, &tgid, x, BPF_ANY);
 	return 0;
 }
 

@@ -39,7 +39,12 @@ export function encodeSysWorkloadKey(cgroupId: bigint): string {
 }
 
 /** struct rts_workload. */
-export function encodeSysWorkload(w: { wid: number; generation: number; fileless: number; host: boolean }): string {
+export function encodeSysWorkload(w: {
+  wid: number;
+  generation: number;
+  fileless: number;
+  host: boolean;
+}): string {
   const b = Buffer.alloc(SysSize.workload);
   b.writeUInt32LE(w.wid, 0);
   b.writeUInt32LE(w.generation >>> 0, 4);
@@ -98,7 +103,8 @@ function cString(b: Buffer, start: number, size: number): string {
 }
 
 export function decodeSysEvent(b: Buffer): SysEvent {
-  if (b.length < SysSize.event) throw new Error(`syscall event of ${b.length} bytes, expected ${SysSize.event}`);
+  if (b.length < SysSize.event)
+    throw new Error(`syscall event of ${b.length} bytes, expected ${SysSize.event}`);
   return {
     cgroup: b.readBigUInt64LE(0),
     args: [0, 1, 2, 3, 4, 5].map((i) => b.readBigUInt64LE(8 + 8 * i)),

@@ -143,7 +143,8 @@ export class SyscallPlane implements DataPlane {
 
   private request(line: string): Promise<string> {
     const loader = this.loader;
-    if (loader === undefined || this.closed) return Promise.reject(new Error('syscall loader is not running'));
+    if (loader === undefined || this.closed)
+      return Promise.reject(new Error('syscall loader is not running'));
     return new Promise((resolve, reject) => {
       this.pending.push({ resolve, reject });
       loader.stdin.write(`${line}\n`);
@@ -212,7 +213,10 @@ export class SyscallPlane implements DataPlane {
   }
 
   enforced(): Promise<{ generation: number; workloads: string[] }> {
-    return Promise.resolve({ generation: this.state.generation, workloads: Object.keys(this.state.workloads) });
+    return Promise.resolve({
+      generation: this.state.generation,
+      workloads: Object.keys(this.state.workloads),
+    });
   }
 
   /** The path a call named, made absolute from its directory fd or the caller's working directory if it can be. */
