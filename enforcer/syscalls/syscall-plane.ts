@@ -272,8 +272,7 @@ export class SyscallPlane implements DataPlane {
         severity: preset?.severity ?? 0,
         tags: preset?.tags ?? [],
         message: preset?.message ?? '',
-        processName: e.path,
-        parentProcessName: executable ?? '',
+        // A Process event names the executable that called exec (alert-record.ts makes it the parent).
         resource: e.path,
         syscall: 'SYS_EXECVE',
         syscallArgs: `preset=${FILELESS_PRESET} file=${e.name} nlink=${e.nlink}${block ? ' killed=SIGKILL' : ''}`,

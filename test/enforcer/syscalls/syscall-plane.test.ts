@@ -311,7 +311,7 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
     );
     assert.match(got[0]?.syscallArgs ?? '', /preset=filelessExec file=memfd:rtctl-fileless nlink=0$/);
     assert.match(got[0]?.resource ?? '', /^\/dev\/fd\/\d+$/);
-    assert.equal(got[0]?.parentProcessName, memfdExec);
+    assert.equal(got[0]?.processName, memfdExec, 'the executable that called exec');
 
     await applyRules({ policies: [marker(), policy('fileless', [], [preset(Action.Block)])] });
     from = events.length;
