@@ -1,9 +1,10 @@
 // The one table of what each target enforces: every rule form and option of the policy schema × the four
 // targets (the BPF-LSM and fanotify data planes, the AppArmor and SELinux backends), each cell enforced,
 // audited only or not enforced. It states what the code does today (enforcer/bpf/rtctl-lsm.bpf.c,
-// enforcer/native/fanotify-helper.c, enforcer/network/, enforcer/syscalls/, compiler/backends/apparmor and selinux) and drives the lint and admission
-// warnings (RT3016, RT3018), `--require-enforced`, the AppArmor and SELinux backend warnings, the enforcer's
-// status, docs/enforcement.md and the test generators. Nothing else lists these facts.
+// enforcer/native/fanotify-helper.c, enforcer/network/, enforcer/syscalls/, compiler/backends/apparmor and
+// selinux) and drives the lint and admission warnings (RT3016, RT3018), `--require-enforced`, the AppArmor and
+// SELinux backend warnings, the enforcer's status, docs/enforcement.md and the test generators. Nothing else
+// lists these facts.
 import { Code } from '../diagnostics/codes/code.js';
 import { PolicyKind } from '../ir/rule-set.js';
 import { PROTOCOL_NAMES } from '../schema/policy-schema.js';
@@ -224,13 +225,13 @@ const NO_DATA_PLANE = (what: string): EnforcementCell => notEnforced(`no data pl
 const SYSCALLS_AUDITED: EnforcementCell = {
   level: EnforcementLevel.AuditedOnly,
   reason:
-    'reported by a BTF tracepoint on sys_enter (filtered in the kernel by call and workload); the call is not denied: a Block rule is reported as an audit',
+    'reported by the system call plane (RTCTL_SYSCALL_PIN_DIR), a BTF tracepoint on sys_enter filtered in the kernel by call and workload; the call is not denied: a Block rule is reported as an audit',
 };
 /** filelessExec on both data planes: sched_process_exec of the syscall plane. */
 const FILELESS_ENFORCED: EnforcementCell = {
   level: EnforcementLevel.Enforced,
   reason:
-    'sched_process_exec sees the exec of a file without links (memfd, O_TMPFILE, deleted); Block kills the process (SIGKILL) before its first instruction, the exec call itself returns no error',
+    'the system call plane (RTCTL_SYSCALL_PIN_DIR) sees the exec of a file without links (memfd, O_TMPFILE, deleted) at sched_process_exec; Block kills the process (SIGKILL) before its first instruction, the exec call itself returns no error',
 };
 
 /** Every rule form and option, grouped as the schema is. */
