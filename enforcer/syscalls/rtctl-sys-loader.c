@@ -104,14 +104,22 @@ static int open_state(const char *object, int *resumed, char *err, size_t errn)
 	return load(object, 1, err, errn);
 }
 
+/* One `event <hex>` line per event, written in one call (the stream is flushed after each ring buffer batch). */
 static int on_event(void *ctx, void *data, size_t size)
 {
 	(void)ctx;
+	static const char digits[] = "0123456789abcdef";
+	static char line[8 + 2 * sizeof(struct rts_event) + 2];
 	const unsigned char *b = data;
-	printf("event ");
-	for (size_t i = 0; i < size; i++) printf("%02x", b[i]);
-	printf("\n");
-	fflush(stdout);
+	if (size > sizeof(struct rts_event)) size = sizeof(struct rts_event);
+	memcpy(line, "event ", 6);
+	size_t n = 6;
+	for (size_t i = 0; i < size; i++) {
+		line[n++] = digits[b[i] >> 4];
+		line[n++] = digits[b[i] & 15];
+	}
+	line[n++] = '\n';
+	fwrite(line, 1, n, stdout);
 	return 0;
 }
 
@@ -204,6 +212,7 @@ int main(int argc, char **argv)
 	for (;;) {
 		if (poll(fds, 2, 1000) < 0 && errno != EINTR) break;
 		ring_buffer__consume(rb);
+		fflush(stdout);
 		if (fds[0].revents & (POLLIN | POLLHUP)) {
 			ssize_t n = read(0, line + used, sizeof(line) - 1 - used);
 			if (n <= 0) break;
