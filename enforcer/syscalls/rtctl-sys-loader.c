@@ -24,8 +24,11 @@ static const char *const map_names[] = { "rts_nrs", "rts_workloads", "rts_watch"
 static const char *const prog_names[] = { "rts_sys_enter", "rts_exec", "rts_fork", "rts_exit" };
 #define NPROGS 4
 
+/* rts_sys_enter (prog_names[0]) runs for every system call of the node once attached: it is attached only while
+ * some workload watches a call (`enable`/`disable`); the others are attached at load. */
 static const char *pin_dir;
 static int map_fds[NMAPS];
+static int sys_enter_fd = -1;
 
 static void pin_path(char *buf, size_t n, const char *kind, const char *name)
 {
@@ -67,6 +70,14 @@ static int load(const char *object, int pin, char *err, size_t errn)
 	for (int i = 0; i < NPROGS; i++) {
 		struct bpf_program *p = bpf_object__find_program_by_name(obj, prog_names[i]);
 		if (!p) { snprintf(err, errn, "no program %s", prog_names[i]); return -1; }
+		if (i == 0) {
+			sys_enter_fd = dup(bpf_program__fd(p));
+			if (pin) {
+				pin_path(path, sizeof(path), "prog", prog_names[i]);
+				if (bpf_program__pin(p, path)) { snprintf(err, errn, "pin %s: %s", path, strerror(errno)); return -1; }
+			}
+			continue;
+		}
 		struct bpf_link *link = bpf_program__attach(p);
 		if (!link) { snprintf(err, errn, "attach %s: %s", prog_names[i], strerror(errno)); return -1; }
 		if (pin) {
@@ -90,8 +101,10 @@ static int open_state(const char *object, int *resumed, char *err, size_t errn)
 {
 	char path[512];
 	mkdir(pin_dir, 0700);
-	pin_path(path, sizeof(path), "link", prog_names[0]);
+	pin_path(path, sizeof(path), "prog", prog_names[0]);
 	if (access(path, F_OK) == 0) {
+		sys_enter_fd = bpf_obj_get(path);
+		if (sys_enter_fd < 0) { snprintf(err, errn, "open pinned %s: %s", path, strerror(errno)); return -1; }
 		for (int i = 0; i < NMAPS; i++) {
 			pin_path(path, sizeof(path), "map", map_names[i]);
 			map_fds[i] = bpf_obj_get(path);
@@ -158,9 +171,30 @@ static void handle(char *line)
 		}
 		free(values);
 		printf("ok %llu %llu %llu\n", total[0], total[1], total[2]);
+	} else if (!strcmp(argv[0], "enable") || !strcmp(argv[0], "disable") || !strcmp(argv[0], "enabled")) {
+		/* Attaches (pins the link of) rts_sys_enter, detaches it, or says whether it is attached. */
+		char path[512];
+		pin_path(path, sizeof(path), "link", prog_names[0]);
+		int attached = access(path, F_OK) == 0;
+		if (!strcmp(argv[0], "enabled")) {
+			printf("ok %d\n", attached);
+		} else if (argv[0][0] == 'e') {
+			if (!attached) {
+				int fd = bpf_raw_tracepoint_open(NULL, sys_enter_fd);
+				if (fd < 0) { printf("error attach %s: %s\n", prog_names[0], strerror(errno)); return; }
+				if (bpf_obj_pin(fd, path)) { printf("error pin %s: %s\n", path, strerror(errno)); close(fd); return; }
+				close(fd);
+			}
+			printf("ok\n");
+		} else {
+			if (attached && unlink(path)) { printf("error unpin %s: %s\n", path, strerror(errno)); return; }
+			printf("ok\n");
+		}
 	} else if (!strcmp(argv[0], "unpin")) {
 		char path[512];
 		for (int i = 0; i < NPROGS; i++) { pin_path(path, sizeof(path), "link", prog_names[i]); unlink(path); }
+		pin_path(path, sizeof(path), "prog", prog_names[0]);
+		unlink(path);
 		for (int i = 0; i < NMAPS; i++) { pin_path(path, sizeof(path), "map", map_names[i]); unlink(path); }
 		rmdir(pin_dir);
 		printf("ok\n");
@@ -174,7 +208,10 @@ static void handle(char *line)
 static int probe(const char *object)
 {
 	char err[1024];
-	if (load(object, 0, err, sizeof(err))) {
+	int fd = -1;
+	if (load(object, 0, err, sizeof(err)) ||
+	    ((fd = bpf_raw_tracepoint_open(NULL, sys_enter_fd)) < 0 &&
+	     snprintf(err, sizeof(err), "attach %s: %s", prog_names[0], strerror(errno)) > 0)) {
 		printf("{\"syscalls\":false,\"reason\":\"");
 		for (const char *c = err; *c; c++) if (*c != '"' && *c != '\\') putchar(*c);
 		printf("\"}\n");

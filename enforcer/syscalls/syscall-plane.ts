@@ -196,6 +196,8 @@ export class SyscallPlane implements DataPlane {
     // New watches first, then the numbers, then each workload's switch to its new id; stale entries last.
     for (const [map, key, value] of next.entries) await this.request(`update ${map} ${key} ${value}`);
     for (const nr of next.nrs) await this.request(`update rts_nrs ${encodeNr(nr)} ${encodeNrValue(true)}`);
+    // sys_enter costs every system call of the node: attached only while some workload watches one.
+    if (next.nrs.length > 0) await this.request('enable');
     this.records = records;
     this.byWid = new Map([...this.byWid, ...byWid]);
     for (const [key, value] of switches) await this.request(`update rts_workloads ${key} ${value}`);
@@ -207,9 +209,15 @@ export class SyscallPlane implements DataPlane {
     const fresh = new Set(next.entries.map(([m, k]) => `${m} ${k}`));
     for (const [map, key] of this.state.entries)
       if (!fresh.has(`${map} ${key}`)) await this.request(`delete ${map} ${key}`);
+    if (next.nrs.length === 0) await this.request('disable');
     this.state = next;
     this.byWid = byWid;
     writeFileSync(this.recordPath, JSON.stringify(next));
+  }
+
+  /** Whether the sys_enter program is attached (it is while some workload watches a call). */
+  async sysEnterAttached(): Promise<boolean> {
+    return (await this.request('enabled')) === 'ok 1';
   }
 
   enforced(): Promise<{ generation: number; workloads: string[] }> {

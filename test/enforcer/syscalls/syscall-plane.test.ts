@@ -343,6 +343,16 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
     );
   });
 
+  it('attaches sys_enter only while some workload watches a call (it costs every call of the node)', async () => {
+    await applyRules({ policies: [policy('fileless', [], [preset(Action.Audit)])] });
+    assert.equal(await plane?.sysEnterAttached(), false);
+    await applyRules({ policies: [marker()] });
+    assert.equal(await plane?.sysEnterAttached(), true);
+    // Allow rules alone watch nothing.
+    await applyRules({ policies: [policy('allow', [syscallRule(['unlink'], { action: Action.Allow })])] });
+    assert.equal(await plane?.sysEnterAttached(), false);
+  });
+
   it('agrees with the oracle on generated rule sets and calls (fixed seed)', async () => {
     const t = join(work, 't');
     const sources: SourceMatcher[] = [
