@@ -353,6 +353,51 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
     assert.equal(await plane?.sysEnterAttached(), false);
   });
 
+  it('the host workload (root cgroup) takes host processes, not those of another pid namespace', async () => {
+    const marked = join(work, 'host-marker');
+    const host = { ...makePodPolicy('host', []), kind: 'RuntimeHostPolicy' as const };
+    const hostPolicy: PolicyIR = {
+      ...host,
+      target: { kind: 'host', nodeLabels: {} },
+      syscallRules: [
+        syscallRule(['unlink'], { path: `${join(work, 't')}/` }),
+        syscallRule(['rmdir'], { path: marked }),
+      ],
+    };
+    const image = buildRuleTableImage({ policies: [hostPolicy] });
+    await plane?.apply({
+      generation: ++generation,
+      table: image,
+      workloads: [
+        {
+          anchor: { key: 'host', host: true, pid: 1, cgroupPath: '' },
+          policies: [0],
+          postures: resolvePostures({}),
+        },
+      ],
+    });
+    const from = events.length;
+    // The other cgroup is not registered: its processes are host processes.
+    runIn(cgOther, syscallArgs('unlink', join(work, 't', 'host-1')));
+    // A new pid namespace: a container's process, not the host's, even under the root cgroup.
+    spawnSync('unshare', ['-p', '-f', ...syscallArgs('unlink', join(work, 't', 'pidns'))], {
+      timeout: 10_000,
+    });
+    runIn(cgOther, syscallArgs('rmdir', marked));
+    const deadline = Date.now() + 10_000;
+    let got: DataPlaneEvent[] = [];
+    for (;;) {
+      got = events.slice(from).filter((e) => e.workload === 'host');
+      if (got.some((e) => e.resource === marked)) break;
+      if (Date.now() > deadline) assert.fail(`no host marker: ${JSON.stringify(got.map((e) => e.resource))}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.deepEqual(
+      got.map((e) => e.resource),
+      [join(work, 't', 'host-1'), marked],
+    );
+  });
+
   it('agrees with the oracle on generated rule sets and calls (fixed seed)', async () => {
     const t = join(work, 't');
     const sources: SourceMatcher[] = [
