@@ -380,9 +380,10 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
     // The other cgroup is not registered: its processes are host processes.
     runIn(cgOther, syscallArgs('unlink', join(work, 't', 'host-1')));
     // A new pid namespace: a container's process, not the host's, even under the root cgroup.
-    spawnSync('unshare', ['-p', '-f', ...syscallArgs('unlink', join(work, 't', 'pidns'))], {
+    const pidns = spawnSync('unshare', ['-p', '-f', ...syscallArgs('unlink', join(work, 't', 'pidns'))], {
       timeout: 10_000,
     });
+    assert.equal(pidns.status, 0, 'the call ran in its own pid namespace');
     runIn(cgOther, syscallArgs('rmdir', marked));
     const deadline = Date.now() + 10_000;
     let got: DataPlaneEvent[] = [];
