@@ -64,6 +64,8 @@ struct rts_event {
 	char exe[RTS_PATH_MAX];
 	char path[RTS_PATH_MAX];
 	char name[RTS_NAME_MAX];
+	__u32 ns_pid;  /* the caller's pid in its own pid namespace */
+	__u32 ns_ppid; /* its parent's pid in that namespace (0 when the parent is outside it) */
 };
 
 /* Counters (per CPU): watched calls seen, events reported, events dropped (ring buffer full). */

@@ -103,6 +103,20 @@ static __always_inline void fill_common(struct rts_event *e, struct rts_workload
 	e->tgid = pid_tgid >> 32;
 	e->ppid = task->real_parent ? task->real_parent->tgid : 0;
 	e->uid = (__u32)bpf_get_current_uid_gid();
+	/* Pids as the workload sees them: the number of the caller's (and its parent's) struct pid at the level of
+	 * the caller's pid namespace. */
+	struct pid *own = task->group_leader ? task->group_leader->thread_pid : 0;
+	__u32 level = own ? own->level : 0;
+	struct upid up = {};
+	e->ns_pid = 0;
+	e->ns_ppid = 0;
+	if (own && level < 32 && bpf_probe_read_kernel(&up, sizeof(up), &own->numbers[level]) == 0)
+		e->ns_pid = up.nr;
+	struct task_struct *parent = task->real_parent;
+	struct pid *theirs = parent && parent->group_leader ? parent->group_leader->thread_pid : 0;
+	if (theirs && level < 32 && theirs->level >= level &&
+	    bpf_probe_read_kernel(&up, sizeof(up), &theirs->numbers[level]) == 0)
+		e->ns_ppid = up.nr;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	__u32 tgid = e->tgid;
 	struct rts_exe *x = bpf_map_lookup_elem(&rts_exe, &tgid);

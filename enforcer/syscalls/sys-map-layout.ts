@@ -18,7 +18,7 @@ export const SysSize = {
   workload: 12,
   watchKey: 8,
   watch: 4,
-  event: 688,
+  event: 696,
 } as const;
 
 function hex(bytes: Uint8Array): string {
@@ -94,6 +94,9 @@ export interface SysEvent {
   exe: string;
   path: string;
   name: string;
+  /** Pids in the caller's pid namespace (0 for a parent outside it). */
+  nsPid: number;
+  nsPpid: number;
 }
 
 function cString(b: Buffer, start: number, size: number): string {
@@ -124,5 +127,7 @@ export function decodeSysEvent(b: Buffer): SysEvent {
     exe: cString(b, 112, SysLimit.path),
     path: cString(b, 368, SysLimit.path),
     name: cString(b, 624, SysLimit.name),
+    nsPid: b.readUInt32LE(688),
+    nsPpid: b.readUInt32LE(692),
   };
 }

@@ -207,6 +207,8 @@ describe('syscalls rules and filelessExec on containers (containerd + runc, whol
       assert.equal(a.Severity, '4');
       assert.equal(a.Enforcer, 'eBPF Monitor');
       assert.equal(a.Type, 'MatchedPolicy');
+      // Pids as the container sees them (its own pid namespace), host pids beside them.
+      assert.ok(a.HostPID > 0 && a.PID > 0 && a.PID !== a.HostPID, `${a.PID} ${a.HostPID}`);
     }
   });
 

@@ -210,7 +210,7 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
     const probe = join(work, 'layout.c');
     writeFileSync(
       probe,
-      `#include <stdio.h>\n#include <stddef.h>\n#include <linux/types.h>\n#include "rtctl-sys-maps.h"\nint main(void){printf("%zu %zu %zu %zu %zu %zu %zu %zu", sizeof(struct rts_workload), sizeof(struct rts_watch_key), sizeof(struct rts_watch), sizeof(struct rts_event), offsetof(struct rts_event, exe), offsetof(struct rts_event, path), offsetof(struct rts_event, name), offsetof(struct rts_event, comm));return 0;}\n`,
+      `#include <stdio.h>\n#include <stddef.h>\n#include <linux/types.h>\n#include "rtctl-sys-maps.h"\nint main(void){printf("%zu %zu %zu %zu %zu %zu %zu %zu %zu", sizeof(struct rts_workload), sizeof(struct rts_watch_key), sizeof(struct rts_watch), sizeof(struct rts_event), offsetof(struct rts_event, exe), offsetof(struct rts_event, path), offsetof(struct rts_event, name), offsetof(struct rts_event, comm), offsetof(struct rts_event, ns_pid));return 0;}\n`,
     );
     execFileSync('cc', ['-I', join(ROOT, 'enforcer/syscalls'), '-o', join(work, 'layout'), probe]);
     const out = execFileSync(join(work, 'layout'), { encoding: 'utf8' }).split(' ').map(Number);
@@ -223,6 +223,7 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
       368,
       624,
       96,
+      688,
     ]);
   });
 
