@@ -318,15 +318,22 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
     from = events.length;
     const blocked = runIn(cgWorkload, [memfdExec, '/bin/true']);
     assert.equal(blocked.signal, 'SIGKILL');
+    // A removed file executed from its descriptor is fileless too (no links left).
+    const deleted = runIn(cgWorkload, [memfdExec, '--deleted', work, '/bin/true']);
+    assert.equal(deleted.signal, 'SIGKILL');
     const elsewhere = runIn(cgOther, [memfdExec, '/bin/true']);
     assert.equal(elsewhere.status, 0, 'another cgroup is not affected');
     assert.equal(runIn(cgWorkload, ['/bin/true']).status, 0, 'an exec of a file with links runs');
     got = await eventsUntilMarker(from);
     assert.deepEqual(
       got.map((e) => [e.operation, e.policyName, e.action]),
-      [['Process', 'fileless', 'Block']],
+      [
+        ['Process', 'fileless', 'Block'],
+        ['Process', 'fileless', 'Block'],
+      ],
     );
     assert.match(got[0]?.syscallArgs ?? '', /killed=SIGKILL/);
+    assert.match(got[1]?.syscallArgs ?? '', /file=rtctl-deleted-\d+ nlink=0 killed=SIGKILL/);
   });
 
   it('keeps the programs attached across a restart of the control plane', async () => {
