@@ -86,28 +86,33 @@ async function main(): Promise<void> {
   });
   let events = 0;
   try {
-    const base = { unwatched: [] as number[], watched: [] as number[] };
-    for (let i = 0; i < ROUNDS; i++) {
-      base.unwatched.push(run(getppid, CALLS));
-      base.watched.push(run(unlink, CALLS));
-    }
     await plane.start();
     void (async () => {
       for await (const e of plane.events()) if (e.operation === 'Syscall') events++;
     })();
-    await plane.apply({
-      generation: 1,
-      table: buildRuleTableImage({ policies: [policy()] }),
-      workloads: [
-        {
-          anchor: { key: 'bench', host: false, pid: 0, cgroupPath: cg.slice(cgRoot.length) },
-          policies: [0],
-          postures: resolvePostures({}),
-        },
-      ],
-    });
+    let generation = 0;
+    const watch = async (on: boolean): Promise<void> =>
+      plane.apply({
+        generation: ++generation,
+        table: buildRuleTableImage({ policies: on ? [policy()] : [] }),
+        workloads: [
+          {
+            anchor: { key: 'bench', host: false, pid: 0, cgroupPath: cg.slice(cgRoot.length) },
+            policies: on ? [0] : [],
+            postures: resolvePostures({}),
+          },
+        ],
+      });
+    // Rounds alternate between the plane detached (no call watched: sys_enter is not attached) and attached, so
+    // that a change of the machine's load falls on both sides.
+    const base = { unwatched: [] as number[], watched: [] as number[] };
     const on = { unwatched: [] as number[], watchedElsewhere: [] as number[], reported: [] as number[] };
     for (let i = 0; i < ROUNDS; i++) {
+      await watch(false);
+      if (await plane.sysEnterAttached()) throw new Error('sys_enter attached without watched calls');
+      base.unwatched.push(run(getppid, CALLS));
+      base.watched.push(run(unlink, CALLS));
+      await watch(true);
       on.unwatched.push(run(getppid, CALLS));
       on.watchedElsewhere.push(run(unlink, CALLS));
     }
