@@ -394,7 +394,7 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
     assert.equal(pidns.status, 0, 'the call ran in its own pid namespace');
     runIn(cgOther, syscallArgs('rmdir', marked));
     const deadline = Date.now() + 10_000;
-    let got: DataPlaneEvent[] = [];
+    let got: DataPlaneEvent[];
     for (;;) {
       got = events.slice(from).filter((e) => e.workload === 'host');
       if (got.some((e) => e.resource === marked)) break;
