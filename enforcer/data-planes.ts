@@ -53,9 +53,14 @@ const fanotify: DataPlaneFactory = {
     });
     return Promise.resolve(withSyscallPlane(withNetworkPlane(files, stateDir, logger), stateDir, logger));
   },
-  // The helper keeps enforcing while it listens on its socket.
+  // The helper keeps enforcing while it listens on its socket; the system call plane while its programs are
+  // pinned (sys_enter would cost every system call of a node nobody enforces any more).
   leftInForce: ({ stateDir }) =>
     new Promise((resolve) => {
+      if (isSyscallPlanePinned()) {
+        resolve(true);
+        return;
+      }
       const s = connect(join(stateDir, 'fanotify.sock'));
       s.once('connect', () => {
         s.destroy();
@@ -102,6 +107,12 @@ function withNetworkPlane(files: DataPlane, stateDir: string, logger: Logger): D
   return withUnavailableForms(composite, (form, kind) =>
     kind === 'RuntimeHostPolicy' && form.startsWith('network.') ? NETWORK_HOST_OFF : undefined,
   );
+}
+
+/** Whether RTCTL_SYSCALL_PIN_DIR holds the system call plane's pinned programs. */
+function isSyscallPlanePinned(): boolean {
+  const pinDir = process.env['RTCTL_SYSCALL_PIN_DIR'];
+  return pinDir !== undefined && pinDir !== '' && existsSync(join(pinDir, 'prog_rts_sys_enter'));
 }
 
 /** Why system call rules and filelessExec are not enforced on a node whose system call plane is off. */

@@ -5,7 +5,7 @@
 // executable and the calls of an unselected container give none; the exec of a memfd in the selected container
 // is killed before it runs and reported, in the other container it runs.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -16,6 +16,7 @@ import { containerdPrereqs, startContainerd, type Containerd } from '../support/
 import {
   REPO_ROOT,
   readLogs,
+  rtctlArgs,
   startEnforcer,
   stopHelper,
   waitForStatus,
@@ -230,5 +231,25 @@ describe('syscalls rules and filelessExec on containers (containerd + runc, whol
     assert.equal(a.ParentProcessName, '/bin/memfd-exec');
     assert.match(a.Resource, /^\/dev\/fd\/\d+$/);
     assert.match(a.Data, /preset=filelessExec file=memfd:rtctl-fileless nlink=0 killed=SIGKILL/);
+  });
+
+  it('rtctl enforcer stop releases the system call plane a stopped enforcer left pinned', async () => {
+    const pins = join(bpffs, 'sys');
+    await enforcer?.kill('SIGTERM'); // a clean stop keeps enforcing: the programs stay pinned
+    assert.ok(existsSync(join(pins, 'prog_rts_sys_enter')));
+    assert.ok(existsSync(join(pins, 'link_rts_sys_enter')), 'sys_enter attached: a rule watches calls');
+    const r = spawnSync(
+      process.execPath,
+      rtctlArgs(['enforcer', 'stop', '--data-plane', 'fanotify', '--state-dir', stateDir]),
+      {
+        cwd: REPO_ROOT,
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { ...process.env, RTCTL_SYSCALL_PIN_DIR: pins },
+      },
+    );
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /released the fanotify data plane/);
+    assert.equal(existsSync(pins), false, 'every pin removed');
   });
 });
