@@ -65,7 +65,8 @@ export interface DataPlaneEvent {
   workload: string;
   /** Wall clock of the decision, nanoseconds since the Unix epoch. */
   timeNs: bigint;
-  operation: Operation;
+  /** The operation class; `Syscall` for the system call plane's reports (enforcer/syscalls/). */
+  operation: Operation | 'Syscall';
   kind: DecisionKind;
   /** What happened to the operation: Block (denied) or Audit (allowed and reported). */
   action: typeof Action.Block | typeof Action.Audit;

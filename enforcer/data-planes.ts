@@ -11,6 +11,7 @@ import { createFanotifyPlane } from './fanotify/fanotify-plane.js';
 import { NativeArtifact, locateNativeArtifact } from './io/native-tools.js';
 import { CompositePlane } from './network/composite-plane.js';
 import { NetworkPlane } from './network/network-plane.js';
+import { SyscallPlane } from './syscalls/syscall-plane.js';
 
 /** What a data plane factory gets. */
 export interface DataPlaneContext {
@@ -50,11 +51,16 @@ const fanotify: DataPlaneFactory = {
       helperLogPath: join(stateDir, 'fanotify-helper.log'),
       logger,
     });
-    return Promise.resolve(withNetworkPlane(files, stateDir, logger));
+    return Promise.resolve(withSyscallPlane(withNetworkPlane(files, stateDir, logger), stateDir, logger));
   },
-  // The helper keeps enforcing while it listens on its socket.
+  // The helper keeps enforcing while it listens on its socket; the system call plane while its programs are
+  // pinned (sys_enter would cost every system call of a node nobody enforces any more).
   leftInForce: ({ stateDir }) =>
     new Promise((resolve) => {
+      if (isSyscallPlanePinned()) {
+        resolve(true);
+        return;
+      }
       const s = connect(join(stateDir, 'fanotify.sock'));
       s.once('connect', () => {
         s.destroy();
@@ -103,14 +109,55 @@ function withNetworkPlane(files: DataPlane, stateDir: string, logger: Logger): D
   );
 }
 
+/** Whether RTCTL_SYSCALL_PIN_DIR holds the system call plane's pinned programs. */
+function isSyscallPlanePinned(): boolean {
+  const pinDir = process.env['RTCTL_SYSCALL_PIN_DIR'];
+  return pinDir !== undefined && pinDir !== '' && existsSync(join(pinDir, 'prog_rts_sys_enter'));
+}
+
+/** Why system call rules and filelessExec are not enforced on a node whose system call plane is off. */
+export const SYSCALL_PLANE_OFF =
+  'the system call plane is off on this node (RTCTL_SYSCALL_PIN_DIR is not set to a bpffs directory)';
+
+/**
+ * A data plane together with the system call plane (enforcer/syscalls/: BTF tracepoints that audit `syscalls`
+ * rules and decide filelessExec) when RTCTL_SYSCALL_PIN_DIR names a bpffs directory (/sys/fs/bpf/rtctl-sys).
+ * Unset, those forms are not enforced on this node, and the status and the node report say so.
+ */
+function withSyscallPlane(plane: DataPlane, stateDir: string, logger: Logger): DataPlane {
+  const pinDir = process.env['RTCTL_SYSCALL_PIN_DIR'];
+  if (pinDir === undefined || pinDir === '') {
+    logger.warn(
+      'syscalls rules and the filelessExec preset are not enforced: the system call plane is off (set RTCTL_SYSCALL_PIN_DIR to a bpffs directory)',
+    );
+    return withUnavailableForms(plane, (form) =>
+      form.startsWith('syscalls.') || form === 'presets.filelessExec' ? SYSCALL_PLANE_OFF : undefined,
+    );
+  }
+  const syscalls = new SyscallPlane({
+    loaderPath: requireArtifact(NativeArtifact.syscallLoader, 'syscall'),
+    objectPath: requireArtifact(NativeArtifact.syscallObject, 'syscall'),
+    pinDir,
+    stateDir,
+  });
+  // The composite keeps what the wrapped plane says it has off (the network part, for one).
+  const off = plane.unavailableForms;
+  const composite = new CompositePlane([plane, syscalls]);
+  return off === undefined ? composite : withUnavailableForms(composite, off);
+}
+
 const bpfLsm: DataPlaneFactory = {
   name: 'bpf-lsm',
   description:
     'BPF programs on LSM hooks deciding in the kernel (denials return EACCES); state pinned under /sys/fs/bpf',
   probe: 'bpf-lsm',
-  create() {
+  create({ stateDir, logger }) {
     return Promise.resolve(
-      new BpfLsmPlane({ loaderPath: requireArtifact(NativeArtifact.bpfLoader, 'bpf-lsm') }),
+      withSyscallPlane(
+        new BpfLsmPlane({ loaderPath: requireArtifact(NativeArtifact.bpfLoader, 'bpf-lsm') }),
+        stateDir,
+        logger,
+      ),
     );
   },
   // Programs and maps stay in force while pinned below the loader's default pin directory.

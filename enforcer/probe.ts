@@ -143,6 +143,25 @@ export async function probeKernel(): Promise<ProbeReport> {
     });
   }
 
+  // System call audit plane: load the programs and attach each to its BTF tracepoint (detached on exit).
+  const sysLoader = locateNativeArtifact(NativeArtifact.syscallLoader);
+  const sysObject = locateNativeArtifact(NativeArtifact.syscallObject);
+  if (!sysLoader.ok || !sysObject.ok) {
+    checks.push({
+      name: 'syscalls',
+      supported: false,
+      detail: `native loader missing: ${sysLoader.ok ? '' : sysLoader.error}${sysObject.ok ? '' : sysObject.error}`,
+    });
+  } else {
+    const r = await runTool(sysLoader.path, ['--probe', sysObject.path]);
+    const j = parseJson(r.stdout);
+    checks.push({
+      name: 'syscalls',
+      supported: r.code === 0 && j['syscalls'] === true,
+      detail: `${typeof j['reason'] === 'string' ? j['reason'] : r.stdout.trim()}; system calls are audited, not denied; a blocked filelessExec is killed (SIGKILL) before its first instruction`,
+    });
+  }
+
   // AppArmor: enabled in the kernel and its securityfs interface present, with a parser to load profiles.
   const aaEnabled = readText('/sys/module/apparmor/parameters/enabled') === 'Y';
   const aaFs = existsSync('/sys/kernel/security/apparmor/profiles');

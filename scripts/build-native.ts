@@ -122,6 +122,21 @@ if (bpfMissing.length === 0) {
   skip(networkOutputs, `missing ${bpfMissing.join(', ')} (.ci/packages/bpf.txt)`);
 }
 
+// System call audit plane programs and loader: the same toolchain as BPF-LSM.
+const syscallOutputs = [NativeArtifact.syscallLoader, NativeArtifact.syscallObject];
+if (bpfMissing.length === 0) {
+  record(
+    syscallOutputs,
+    scriptStep(
+      join(root, 'enforcer/syscalls/build.sh'),
+      join(out, 'syscalls'),
+      syscallOutputs.map((a) => join(out, a)),
+    ),
+  );
+} else {
+  skip(syscallOutputs, `missing ${bpfMissing.join(', ')} (.ci/packages/bpf.txt)`);
+}
+
 // IMDS ip-ttl addon: a C compiler and the Node headers.
 const addon = buildIpTtlAddon(cc);
 if (addon.ok) artifacts['ip-ttl.node'] = { status: addon.rebuilt ? 'built' : 'up-to-date' };

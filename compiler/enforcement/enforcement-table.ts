@@ -1,9 +1,10 @@
 // The one table of what each target enforces: every rule form and option of the policy schema × the four
 // targets (the BPF-LSM and fanotify data planes, the AppArmor and SELinux backends), each cell enforced,
 // audited only or not enforced. It states what the code does today (enforcer/bpf/rtctl-lsm.bpf.c,
-// enforcer/native/fanotify-helper.c, compiler/backends/apparmor and selinux) and drives the lint and admission
-// warnings (RT3016, RT3018), `--require-enforced`, the AppArmor and SELinux backend warnings, the enforcer's
-// status, docs/enforcement.md and the test generators. Nothing else lists these facts.
+// enforcer/native/fanotify-helper.c, enforcer/network/, enforcer/syscalls/, compiler/backends/apparmor and
+// selinux) and drives the lint and admission warnings (RT3016, RT3018), `--require-enforced`, the AppArmor and
+// SELinux backend warnings, the enforcer's status, docs/enforcement.md and the test generators. Nothing else
+// lists these facts.
 import { Code } from '../diagnostics/codes/code.js';
 import { PolicyKind } from '../ir/rule-set.js';
 import { PROTOCOL_NAMES } from '../schema/policy-schema.js';
@@ -220,6 +221,19 @@ function protocolRow(protocol: string): EnforcementRow {
 
 const NO_DATA_PLANE = (what: string): EnforcementCell => notEnforced(`no data plane ${what}`);
 
+/** System call rules on both data planes: the tp_btf sys_enter program of the syscall plane (enforcer/syscalls/). */
+const SYSCALLS_AUDITED: EnforcementCell = {
+  level: EnforcementLevel.AuditedOnly,
+  reason:
+    'reported by the system call plane (RTCTL_SYSCALL_PIN_DIR), a BTF tracepoint on sys_enter filtered in the kernel by call and workload; the call is not denied: a Block rule is reported as an audit',
+};
+/** filelessExec on both data planes: sched_process_exec of the syscall plane. */
+const FILELESS_ENFORCED: EnforcementCell = {
+  level: EnforcementLevel.Enforced,
+  reason:
+    'the system call plane (RTCTL_SYSCALL_PIN_DIR) sees the exec of a file without links (memfd, O_TMPFILE, deleted) at sched_process_exec; Block kills the process (SIGKILL) before its first instruction, the exec call itself returns no error',
+};
+
 /** Every rule form and option, grouped as the schema is. */
 export const ENFORCEMENT_TABLE: readonly EnforcementRow[] = [
   pathForm('process.matchPaths.path', 'process path', 'process'),
@@ -276,19 +290,30 @@ export const ENFORCEMENT_TABLE: readonly EnforcementRow[] = [
     title: `syscalls ${list}`,
     group: 'syscalls',
     targets: {
-      'bpf-lsm': notEnforced('no system call hook or tracepoint is attached'),
-      fanotify: notEnforced('fanotify sees opens and execs only'),
+      'bpf-lsm': SYSCALLS_AUDITED,
+      fanotify: SYSCALLS_AUDITED,
       apparmor: notEnforced('AppArmor has no system call rules', leftOut(Code.apparmorConditionIgnored)),
       selinux: notEnforced('SELinux has no system call rules', leftOut(Code.selinuxConditionIgnored)),
     },
   })),
   {
+    form: 'presets.filelessExec',
+    title: 'preset filelessExec',
+    group: 'presets',
+    targets: {
+      'bpf-lsm': FILELESS_ENFORCED,
+      fanotify: FILELESS_ENFORCED,
+      apparmor: notEnforced('not expressible in AppArmor', leftOut(Code.apparmorConditionIgnored)),
+      selinux: notEnforced('not expressible in SELinux', leftOut(Code.selinuxConditionIgnored)),
+    },
+  },
+  {
     form: 'presets',
     title: 'presets',
     group: 'presets',
     targets: {
-      'bpf-lsm': NO_DATA_PLANE('implements presets'),
-      fanotify: NO_DATA_PLANE('implements presets'),
+      'bpf-lsm': NO_DATA_PLANE('implements this preset'),
+      fanotify: NO_DATA_PLANE('implements this preset'),
       apparmor: notEnforced('not expressible in AppArmor', leftOut(Code.apparmorConditionIgnored)),
       selinux: notEnforced('not expressible in SELinux', leftOut(Code.selinuxConditionIgnored)),
     },

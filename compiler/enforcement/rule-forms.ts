@@ -96,7 +96,10 @@ export function listRuleEntries(policy: PolicyIR): RuleEntry[] {
       location: r.location,
       forms: [...new Set(['network.matchDNSQueries', ...sourceForms(r.fromSource)])],
     })),
-    ...policy.presets.map((p) => ({ location: p.location, forms: ['presets'] })),
+    ...policy.presets.map((p) => ({
+      location: p.location,
+      forms: [p.name === 'filelessExec' ? 'presets.filelessExec' : 'presets'],
+    })),
     ...policy.deviceRules.map((r) => ({ location: r.location, forms: ['device.matchDevice'] })),
   ];
 }

@@ -62,7 +62,8 @@ export function assessRule(
   const gaps: FormGap[] = [];
   for (const form of forms) {
     const table = getEnforcementCell(form, target);
-    const off = table.level === EnforcementLevel.Enforced ? unavailable?.(form, kind) : undefined;
+    // A part of the plane that is off on the node neither enforces nor audits what the table says it does.
+    const off = table.level !== EnforcementLevel.NotEnforced ? unavailable?.(form, kind) : undefined;
     const cell = off === undefined ? table : { level: EnforcementLevel.NotEnforced, reason: off };
     if (cell.level === EnforcementLevel.Enforced) continue;
     level = weakerLevel(level, cell.level);

@@ -105,6 +105,10 @@ export interface DeviceRule {
 export interface PresetRule {
   name: string;
   action: Action;
+  /** Inherited from the policy (presets carry no fields of their own but name and action). */
+  severity: number;
+  tags: string[];
+  message: string;
   location: SourceLocation;
 }
 

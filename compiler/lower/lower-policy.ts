@@ -317,7 +317,13 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
   const presets: PresetRule[] = [];
   ((spec['presets'] as Array<{ name: string; action?: string }> | undefined) ?? []).forEach((p, i) => {
     const action = resolveAction(p, spec);
-    if (action !== undefined) presets.push({ name: p.name, action, location: at(`/spec/presets/${i}`) });
+    if (action !== undefined)
+      presets.push({
+        name: p.name,
+        action,
+        ...resolveInherited([spec]),
+        location: at(`/spec/presets/${i}`),
+      });
   });
   const network = spec['network'] as
     | (Inherited & {

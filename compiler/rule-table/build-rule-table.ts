@@ -5,6 +5,7 @@ import { Action, type PolicyIR, type Rule, type RuleSet, type SourceMatcher } fr
 import { getDirectoryDepth, getGlobPrefixDirectory, normalizeDirectory } from '../decide/path-match.js';
 import { isMatcherForOperation, normalizeCapability } from '../decide/match-rule.js';
 import { compareRulePrecedence, type PolicyRule } from '../decide/precedence.js';
+import { compareSyscallPrecedence } from '../decide/decide-syscall.js';
 import {
   ACTION_CODES,
   ALLOW_ADDRESS_BIT,
@@ -39,10 +40,12 @@ import type {
   LabelRecord,
   NodeRecord,
   PolicyRecord,
+  PresetRecord,
   RuleRecord,
   RuleTableImage,
   RuleTableRecords,
   SourceRecord,
+  SyscallRecord,
 } from './rule-table-records.js';
 
 const encoder = new TextEncoder();
@@ -288,7 +291,66 @@ export function createRuleTableRecords(ruleSet: RuleSet): RuleTableRecords {
   const nodeRecords = [...nodes.values()]
     .sort((a, b) => a.cls - b.cls || a.kind - b.kind || compareBytes(a.keyBytes, b.keyBytes))
     .map(({ cls, kind, key, rules: list }) => ({ cls, kind, key, rules: list }));
-  return { policies: policyRecords, rules: ruleRecords, nodes: nodeRecords };
+  const records: RuleTableRecords = { policies: policyRecords, rules: ruleRecords, nodes: nodeRecords };
+  const syscalls = createSyscallRecords(policies, policyIndex);
+  if (syscalls.length > 0) records.syscalls = syscalls;
+  const presets = createPresetRecords(policies, policyIndex);
+  if (presets.length > 0) records.presets = presets;
+  return records;
+}
+
+/** The `syscalls` rules of the policies in precedence order (compareSyscallPrecedence). */
+function createSyscallRecords(policies: PolicyIR[], policyIndex: Map<PolicyIR, number>): SyscallRecord[] {
+  const rules = policies.flatMap((policy) => policy.syscallRules.map((rule) => ({ policy, rule })));
+  rules.sort(compareSyscallPrecedence);
+  return rules.map(({ policy, rule }) => ({
+    policy: policyIndex.get(policy) ?? 0,
+    syscalls: [...rule.syscalls],
+    path: rule.path ?? '',
+    recursive: rule.recursive,
+    sources: rule.fromSource.map(toSourceRecord),
+    action: ACTION_CODES[rule.action],
+    severity: rule.severity,
+    message: rule.message,
+    tags: [...rule.tags],
+    file: rule.location.file,
+    line: rule.location.line,
+    column: rule.location.column,
+    pointer: rule.location.pointer,
+  }));
+}
+
+const PRESET_ACTION_RANK: Record<Action, number> = {
+  [Action.Block]: 0,
+  [Action.Audit]: 1,
+  [Action.Allow]: 2,
+};
+
+/** The presets of the policies: Block, Audit, Allow, then in policy (table) order and where written. */
+function createPresetRecords(policies: PolicyIR[], policyIndex: Map<PolicyIR, number>): PresetRecord[] {
+  const all = policies.flatMap((policy) => policy.presets.map((preset) => ({ policy, preset })));
+  all.sort(
+    (a, b) =>
+      PRESET_ACTION_RANK[a.preset.action] - PRESET_ACTION_RANK[b.preset.action] ||
+      (policyIndex.get(a.policy) ?? 0) - (policyIndex.get(b.policy) ?? 0) ||
+      (a.preset.location.pointer < b.preset.location.pointer
+        ? -1
+        : a.preset.location.pointer > b.preset.location.pointer
+          ? 1
+          : 0),
+  );
+  return all.map(({ policy, preset }) => ({
+    policy: policyIndex.get(policy) ?? 0,
+    name: preset.name,
+    action: ACTION_CODES[preset.action],
+    severity: preset.severity,
+    message: preset.message,
+    tags: [...preset.tags],
+    file: preset.location.file,
+    line: preset.location.line,
+    column: preset.location.column,
+    pointer: preset.location.pointer,
+  }));
 }
 
 /** Encodes records as the bytes of docs/rule-table.md (string table, references and hash buckets added). */

@@ -75,12 +75,57 @@ export interface NodeRecord {
   rules: number[];
 }
 
+/**
+ * A `syscalls` rule; its index in `syscalls` is its precedence (lower wins, compiler/decide/decide-syscall.ts).
+ * Records only: the bytes do not carry them (docs/syscalls.md).
+ */
+export interface SyscallRecord {
+  /** Index into `policies`. */
+  policy: number;
+  /** Call names as the schema lists them. */
+  syscalls: string[];
+  /** File path, directory (ends in `/`), or `` for none (matchSyscalls). */
+  path: string;
+  recursive: boolean;
+  sources: SourceRecord[];
+  /** Action code. */
+  action: number;
+  severity: number;
+  message: string;
+  tags: string[];
+  file: string;
+  line: number;
+  column: number;
+  pointer: string;
+}
+
+/** A preset of a policy (records only, like SyscallRecord); sorted Block, Audit, Allow, then by policy. */
+export interface PresetRecord {
+  policy: number;
+  name: string;
+  /** Action code. */
+  action: number;
+  severity: number;
+  message: string;
+  tags: string[];
+  file: string;
+  line: number;
+  column: number;
+  pointer: string;
+}
+
 /** Every record of one table, in table order. */
 export interface RuleTableRecords {
   policies: PolicyRecord[];
   rules: RuleRecord[];
   /** Sorted by (class, kind, key bytes). */
   nodes: NodeRecord[];
+  /**
+   * `syscalls` rules in precedence order and presets, when the table is built from policies (absent when it is
+   * read from bytes: a compiled table file carries no system call rules or presets).
+   */
+  syscalls?: SyscallRecord[];
+  presets?: PresetRecord[];
 }
 
 /**

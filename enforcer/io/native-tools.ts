@@ -18,6 +18,9 @@ export const NativeArtifact = {
   /** The cgroup network plane's loader and programs (enforcer/network/). */
   networkLoader: 'network/rtctl-net-loader',
   networkObject: 'network/rtctl-net.bpf.o',
+  /** The system call audit plane's loader and programs (enforcer/syscalls/). */
+  syscallLoader: 'syscalls/rtctl-sys-loader',
+  syscallObject: 'syscalls/rtctl-sys.bpf.o',
 } as const;
 export type NativeArtifact = (typeof NativeArtifact)[keyof typeof NativeArtifact];
 

@@ -190,13 +190,14 @@ export function buildDeb(options: { outDir?: string; sourceDateEpoch?: string } 
     },
   });
   // Build inputs of the native tools are not needed at run time (the loader embeds the BPF object).
-  // The network plane's object is loaded from its file at run time (it stays, unstripped: a BPF object's BTF
-  // and relocations are what the loader reads).
+  // The network and system call planes' objects are loaded from their files at run time (they stay,
+  // unstripped: a BPF object's BTF and relocations are what the loaders read).
   for (const f of [
     'native/bpf/vmlinux.h',
     'native/bpf/rtctl-lsm.skel.h',
     'native/bpf/rtctl-lsm.bpf.o',
     'native/network/vmlinux.h',
+    'native/syscalls/vmlinux.h',
   ])
     rmSync(join(app, 'dist', f), { force: true });
   run('npm', ['ci', '--silent', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund'], app);
@@ -245,6 +246,8 @@ export function buildDeb(options: { outDir?: string; sourceDateEpoch?: string } 
       'rtctl: embedded-library zlib [usr/lib/rtctl/node]',
       '# eBPF bytecode (ELF for the BPF machine) that the network loader hands to the kernel; not a host binary.',
       'rtctl: binary-from-other-architecture [usr/lib/rtctl/app/dist/native/network/rtctl-net.bpf.o]',
+      '# The same for the system call plane loader (enforcer/syscalls/).',
+      'rtctl: binary-from-other-architecture [usr/lib/rtctl/app/dist/native/syscalls/rtctl-sys.bpf.o]',
       '',
     ].join('\n'),
   );

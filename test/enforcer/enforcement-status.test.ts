@@ -11,7 +11,7 @@ import {
   type DataPlaneEvent,
   type EnforcementState,
 } from '../../enforcer/data-plane.js';
-import { DATA_PLANES, NETWORK_PLANE_OFF } from '../../enforcer/data-planes.js';
+import { DATA_PLANES, NETWORK_PLANE_OFF, SYSCALL_PLANE_OFF } from '../../enforcer/data-planes.js';
 import { createEnforcer } from '../../enforcer/enforcer.js';
 import { buildSnapshot } from '../../enforcer/policy-snapshot.js';
 
@@ -96,7 +96,7 @@ describe('enforcer /status: enforcement per policy (in-memory data plane)', () =
     for (const p of DATA_PLANES) assert.ok(findEnforcementTarget(p.name), p.name);
   });
 
-  it('fanotify: the process rule is enforced; the host network rule with a source and the syscalls rule are not', async () => {
+  it('fanotify: the process rule is enforced; the host network rule with a source is not; the syscalls rule is audited', async () => {
     const s = await statusFor(EnforcementTarget.Fanotify);
     assert.equal(s.enforcement.length, 1);
     const p = s.enforcement[0];
@@ -106,10 +106,12 @@ describe('enforcer /status: enforcement per policy (in-memory data plane)', () =
     assert.deepEqual(p?.enforced, ['/spec/process/matchPaths/0']);
     assert.deepEqual(
       p?.notEnforced.map((g) => [g.pointer, g.line, g.gaps.map((x) => x.form)]),
-      [
-        ['/spec/network/matchProtocols/0', 11, ['network.fromSource']],
-        ['/spec/syscalls/matchSyscalls/0', 15, ['syscalls.matchSyscalls']],
-      ],
+      [['/spec/network/matchProtocols/0', 11, ['network.fromSource']]],
+    );
+    // The system call plane audits the syscalls rule; it cannot deny it.
+    assert.deepEqual(
+      p?.auditedOnly.map((g) => [g.pointer, g.line, g.gaps.map((x) => x.form)]),
+      [['/spec/syscalls/matchSyscalls/0', 15, ['syscalls.matchSyscalls']]],
     );
     assert.match(p?.notEnforced[0]?.gaps[0]?.reason ?? '', /do not see the acting executable/);
     // JSON as /status serves it.
@@ -122,6 +124,10 @@ describe('enforcer /status: enforcement per policy (in-memory data plane)', () =
     assert.deepEqual(p?.enforced, ['/spec/process/matchPaths/0', '/spec/network/matchProtocols/0']);
     assert.deepEqual(
       p?.notEnforced.map((g) => g.pointer),
+      [],
+    );
+    assert.deepEqual(
+      p?.auditedOnly.map((g) => g.pointer),
       ['/spec/syscalls/matchSyscalls/0'],
     );
   });
@@ -142,6 +148,22 @@ describe('enforcer /status: enforcement per policy (in-memory data plane)', () =
     assert.deepEqual(
       p?.notEnforced.map((g) => [g.pointer, g.gaps.map((x) => [x.form, x.reason])]),
       [['/spec/network/matchAddresses/0', [['network.matchAddresses', NETWORK_PLANE_OFF]]]],
+    );
+  });
+
+  it('a node whose system call plane is off reports the syscalls rule not enforced, with the reason', async () => {
+    const off = withUnavailableForms(createMemoryPlane(), (form) =>
+      form.startsWith('syscalls.') || form === 'presets.filelessExec' ? SYSCALL_PLANE_OFF : undefined,
+    );
+    const s = await statusFor(EnforcementTarget.Fanotify, off);
+    const p = s.enforcement[0];
+    assert.deepEqual(p?.auditedOnly, []);
+    assert.deepEqual(
+      p?.notEnforced.map((g) => [g.pointer, g.gaps.map((x) => [x.form, x.reason])]),
+      [
+        ['/spec/network/matchProtocols/0', [['network.fromSource', p?.notEnforced[0]?.gaps[0]?.reason]]],
+        ['/spec/syscalls/matchSyscalls/0', [['syscalls.matchSyscalls', SYSCALL_PLANE_OFF]]],
+      ],
     );
   });
 });

@@ -23,7 +23,7 @@ describe('rtctl probe (trials on this kernel)', function () {
     const report = JSON.parse(r.stdout) as ProbeReport;
     assert.deepEqual(
       report.checks.map((c) => c.name),
-      ['btf', 'bpf-lsm', 'fanotify', 'network', 'apparmor', 'selinux'],
+      ['btf', 'bpf-lsm', 'fanotify', 'network', 'syscalls', 'apparmor', 'selinux'],
     );
     for (const c of report.checks) assert.ok(c.detail.length > 0, c.name);
     const fan = report.checks.find((c) => c.name === 'fanotify');
@@ -32,6 +32,11 @@ describe('rtctl probe (trials on this kernel)', function () {
     const net = report.checks.find((c) => c.name === 'network');
     if (process.getuid?.() === 0) assert.equal(net?.supported, true, net?.detail);
     assert.match(net?.detail ?? '', /cgroup|loader|load|attach/);
+    // The system call audit programs load and attach to their BTF tracepoints on this kernel.
+    const sys = report.checks.find((c) => c.name === 'syscalls');
+    if (process.getuid?.() === 0) assert.equal(sys?.supported, true, sys?.detail);
+    assert.match(sys?.detail ?? '', /sys_enter|loader|load|attach/);
+    assert.match(sys?.detail ?? '', /audited, not denied/);
     // Each data plane says which errno its denials give.
     assert.deepEqual(
       report.checks.filter((c) => c.denyErrno !== undefined).map((c) => [c.name, c.denyErrno]),

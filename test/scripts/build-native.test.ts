@@ -35,6 +35,8 @@ describe('npm run build:native', function () {
       'network/rtctl-net.bpf.o',
       'rtctl-fanotify',
       'rtctl-probe-bpf-lsm',
+      'syscalls/rtctl-sys-loader',
+      'syscalls/rtctl-sys.bpf.o',
     ]);
     for (const [name, entry] of Object.entries(record.artifacts)) {
       assert.ok(entry.status === 'up-to-date' || entry.status === 'skipped', `${name}: ${entry.status}`);

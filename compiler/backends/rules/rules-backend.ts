@@ -4,6 +4,8 @@ import { createHash } from 'node:crypto';
 import type { Backend, BackendInput, BackendOutput } from '../backend.js';
 import { buildRuleTable, orderRuleTable } from '../../rule-table/build-rule-table.js';
 import { VERSION_MAJOR, VERSION_MINOR } from '../../rule-table/rule-table-format.js';
+import { Code } from '../../diagnostics/codes/code.js';
+import { createBackendDiagnostic, findDocumentIndex } from '../apparmor/backend-diagnostic.js';
 
 /** Path of the table inside the output directory. */
 export const RULE_TABLE_PATH = 'rules/rule-table.bin';
@@ -31,12 +33,23 @@ export function emitRuleTable(input: BackendInput): BackendOutput {
       rules: p.rules.length,
     })),
   };
+  // The table's bytes carry no syscalls rules or presets (docs/syscalls.md): said for each, never silent.
+  const diagnostics = policies.flatMap((p) =>
+    [...p.syscallRules, ...p.presets.filter((x) => x.name === 'filelessExec')].map((r) =>
+      createBackendDiagnostic(
+        Code.ruleTableSyscallsNotCarried,
+        'not carried in the compiled rule table: an enforcer run from rules/rule-table.bin does not enforce it (the enforcer run from the policies does)',
+        r.location,
+        findDocumentIndex(input.documents, p),
+      ),
+    ),
+  );
   return {
     artifacts: [
       { path: RULE_TABLE_PATH, content: table },
       { path: RULE_TABLE_MANIFEST_PATH, content: `${JSON.stringify(manifest, null, 2)}\n` },
     ],
-    diagnostics: [],
+    diagnostics,
   };
 }
 

@@ -1,5 +1,5 @@
 // Diagnostic codes of the backend area (RT4xxx): what a target cannot express, said at compile time.
-// RT40xx AppArmor, RT41xx SELinux. See ../code-info.ts; docs/diagnostics.md is generated from all lists.
+// RT40xx AppArmor, RT41xx SELinux, RT42xx the rule table. See ../code-info.ts; docs/diagnostics.md is generated from all lists.
 import type { CodeInfo } from '../code-info.js';
 
 export const BACKEND_CODES = [
@@ -86,6 +86,13 @@ export const BACKEND_CODES = [
     name: 'selinux-unrepresentable-path',
     summary:
       'A path holds a space, a quote, a control or non-ASCII character, which a file_contexts entry cannot carry exactly, or lies on /proc or /sys, which file contexts do not label; the rule is left out of the SELinux module and enforced by the rule table.',
+  },
+  {
+    code: 'RT4201',
+    severity: 'warning',
+    name: 'rule-table-syscalls-not-carried',
+    summary:
+      'The compiled rule table carries no syscalls rules or presets; an enforcer run from it (--rule-table) neither audits these rules nor enforces filelessExec. Run the enforcer from the policies (docs/syscalls.md).',
   },
 ] as const satisfies readonly CodeInfo[];
 

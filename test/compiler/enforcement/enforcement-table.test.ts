@@ -104,7 +104,27 @@ function samplePolicy(form: string, host: boolean): PolicyIR {
     ];
   }
   if (form === 'presets')
-    out.presets = [{ name: 'filelessExec', action: Action.Block, location: at(LINE, '/spec/presets/0') }];
+    out.presets = [
+      {
+        name: 'anonMapExec',
+        action: Action.Block,
+        severity: 1,
+        tags: [],
+        message: '',
+        location: at(LINE, '/spec/presets/0'),
+      },
+    ];
+  if (form === 'presets.filelessExec')
+    out.presets = [
+      {
+        name: 'filelessExec',
+        action: Action.Block,
+        severity: 1,
+        tags: [],
+        message: '',
+        location: at(LINE, '/spec/presets/0'),
+      },
+    ];
   if (form === 'network.matchDNSQueries') {
     out.dnsQueryRules = [
       {
@@ -164,7 +184,6 @@ describe('enforcement table', () => {
     const NE = EnforcementLevel.NotEnforced;
     for (const form of [
       'capabilities.matchCapabilities',
-      'syscalls.matchSyscalls',
       'network.matchProtocols.sctp',
       'network.fromSource',
       'network.pts',
@@ -174,14 +193,21 @@ describe('enforcement table', () => {
     for (const form of ['network.matchProtocols.tcp', 'network.matchProtocols.raw', 'network.matchAddresses'])
       assert.equal(level(form, EnforcementTarget.Fanotify), EnforcementLevel.Enforced, form);
     assert.equal(level('network.matchAddresses', EnforcementTarget.BpfLsm), NE);
+    // System call rules are audited on both data planes (enforcer/syscalls/), never denied; filelessExec is
+    // enforced there (the process is killed at sched_process_exec); the other presets nowhere.
+    for (const target of [EnforcementTarget.Fanotify, EnforcementTarget.BpfLsm]) {
+      for (const form of ['syscalls.matchSyscalls', 'syscalls.matchPaths'])
+        assert.equal(level(form, target), EnforcementLevel.AuditedOnly, `${form} ${target}`);
+      assert.equal(level('presets.filelessExec', target), EnforcementLevel.Enforced);
+      assert.equal(level('presets', target), NE);
+    }
     // The fanotify helper marks the workloads' mounts only: not procfs, sysfs or /dev.
     assert.equal(level('path.procSys', EnforcementTarget.Fanotify), NE);
     assert.equal(level('path.dev', EnforcementTarget.Fanotify), NE);
     assert.equal(level('path.procSys', EnforcementTarget.BpfLsm), EnforcementLevel.Enforced);
-    for (const t of ENFORCEMENT_TARGETS) {
-      assert.equal(level('presets', t.target), NE);
-      assert.equal(level('syscalls.matchPaths', t.target), NE);
-    }
+    for (const t of ENFORCEMENT_TARGETS) assert.equal(level('presets', t.target), NE);
+    for (const t of [EnforcementTarget.Apparmor, EnforcementTarget.Selinux])
+      assert.equal(level('syscalls.matchPaths', t), NE);
     assert.equal(level('network.matchProtocols.tcp', EnforcementTarget.BpfLsm), EnforcementLevel.Enforced);
     assert.equal(level('network.matchProtocols.sctp', EnforcementTarget.BpfLsm), NE);
     assert.equal(level('ownerOnly', EnforcementTarget.Selinux), NE);
@@ -245,7 +271,7 @@ describe('summarizeEnforcement', () => {
   const pod = lint.ruleSet.policies.find((p) => p.name === 'every-field');
   const host = lint.ruleSet.policies.find((p) => p.name === 'every-host-field');
 
-  it('fanotify: path rules enforced; network, capabilities, syscalls and presets not', () => {
+  it('fanotify: path, network and filelessExec rules enforced; syscalls audited; capabilities not', () => {
     assert.ok(pod !== undefined);
     const s = summarizeEnforcement(pod, EnforcementTarget.Fanotify);
     assert.equal(s.carried, true);
@@ -254,21 +280,27 @@ describe('summarizeEnforcement', () => {
     const missing = s.notEnforced.map((g) => g.pointer);
     // Network rules by protocol are enforced by the cgroup network programs (enforcer/network/).
     assert.ok(s.enforced.includes('/spec/network/matchProtocols/0'));
-    for (const p of [
-      '/spec/capabilities/matchCapabilities/0',
-      '/spec/syscalls/matchSyscalls/0',
-      '/spec/presets/0',
-      '/spec/process/matchPaths/0',
-    ])
+    for (const p of ['/spec/capabilities/matchCapabilities/0', '/spec/process/matchPaths/0'])
       assert.ok(missing.includes(p), `${p} in ${missing.join(', ')}`);
+    // The system call plane: syscalls rules audited, filelessExec enforced.
+    assert.ok(s.enforced.includes('/spec/presets/0'));
     const args = s.notEnforced.find((g) => g.pointer === '/spec/process/matchPaths/0');
     assert.deepEqual(
       args?.gaps.map((g) => g.form),
       ['allowedArgs'],
     );
     assert.ok((args?.line ?? 0) > 1);
-    assert.equal(s.auditedOnly.length, 0);
-    assert.equal(s.enforced.length + s.notEnforced.length, listRuleEntries(pod).length);
+    assert.deepEqual(
+      s.auditedOnly.map((g) => [g.pointer, g.gaps.map((x) => x.form)]),
+      [
+        ['/spec/syscalls/matchSyscalls/0', ['syscalls.matchSyscalls']],
+        ['/spec/syscalls/matchPaths/0', ['syscalls.matchPaths']],
+      ],
+    );
+    assert.equal(
+      s.enforced.length + s.notEnforced.length + s.auditedOnly.length,
+      listRuleEntries(pod).length,
+    );
   });
 
   it('bpf-lsm enforces network and capability rules', () => {

@@ -117,7 +117,7 @@ function sha256(data: Buffer | string): string {
 /** Builds the busybox rootfs and an OCI image layout tar of it; returns the tar path. */
 async function buildImageTar(
   dir: string,
-  extraFiles: Record<string, string | { mode: number; content: string }>,
+  extraFiles: Record<string, string | { mode: number; content: string | Uint8Array }>,
 ): Promise<string> {
   const rootfs = join(dir, 'rootfs');
   for (const d of ['bin', 'tmp', 'etc', 'proc', 'sys', 'dev', 'run', 'data'])
@@ -199,7 +199,7 @@ async function buildImageTar(
  * (path inside the image → content).
  */
 export async function startContainerd(
-  extraFiles: Record<string, string | { mode: number; content: string }> = {},
+  extraFiles: Record<string, string | { mode: number; content: string | Uint8Array }> = {},
 ): Promise<Containerd> {
   const dir = mkdtempSync(join(tmpdir(), 'rtctl-containerd-'));
   const socket = join(dir, 'containerd.sock');

@@ -8,6 +8,7 @@ import { decideOperation } from '../../../../compiler/decide/decide.js';
 import type { OperationRequest, Workload } from '../../../../compiler/decide/decision-input.js';
 import { Operation, type Matcher, type PolicyIR } from '../../../../compiler/ir/rule-set.js';
 import { checkGolden, emitCorpus, itOnCorpus, loadCorpora } from '../golden-support.js';
+import { lintTexts } from '../../../../compiler/lint.js';
 
 function workloadOf(policy: PolicyIR): Workload {
   if (policy.target.kind === 'host') {
@@ -130,4 +131,33 @@ describe('rules backend: golden tables and the walk on the corpus', () => {
       },
     );
   }
+});
+
+describe('rules backend: what the table does not carry', () => {
+  it('warns RT4201 at each syscalls rule and filelessExec preset (the table has no place for them)', () => {
+    const text = [
+      'apiVersion: security.runtime.com/v1',
+      'kind: RuntimePolicy',
+      'metadata: {name: sys, namespace: ns}',
+      'spec:',
+      '  selector: {matchLabels: {app: web}}',
+      '  syscalls:',
+      '    matchSyscalls:',
+      '      - syscall: [unlink]',
+      '  presets:',
+      '    - name: filelessExec',
+      '    - name: anonMapExec',
+      '  action: Audit',
+      '',
+    ].join('\n');
+    const lint = lintTexts([{ file: 'sys.yaml', text }]);
+    const out = RULES_BACKEND.emit({ ruleSet: lint.ruleSet, documents: lint.documents });
+    assert.deepEqual(
+      out.diagnostics.map((d) => [d.code, d.start?.line, d.pointer]),
+      [
+        ['RT4201', 8, '/spec/syscalls/matchSyscalls/0'],
+        ['RT4201', 10, '/spec/presets/0'],
+      ],
+    );
+  });
 });
