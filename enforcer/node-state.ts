@@ -9,7 +9,7 @@ import { isTargetSelecting } from '../compiler/decide/select-policies.js';
 import type { RuleSet } from '../compiler/ir/rule-set.js';
 import { getWorkloadPostures } from '../compiler/decide/workload-postures.js';
 import type { DeclaredPostures, PostureSettings } from '../compiler/model/posture.js';
-import type { EnforcementState, WorkloadEnforcement } from './data-plane.js';
+import type { EnforcementState, WorkloadAnchor, WorkloadEnforcement } from './data-plane.js';
 import { toDecisionWorkload, type Workload } from './workload.js';
 
 interface NodeInputsBase {
@@ -71,10 +71,15 @@ function createSelector(inputs: NodeInputs): { image: RuleTableImage; select: Se
 export function buildNodeState(inputs: NodeInputs, generation: number): NodeState {
   const { image, select } = createSelector(inputs);
   const enforced: WorkloadEnforcement[] = [];
+  const unselected: WorkloadAnchor[] = [];
   const byKey = new Map<string, Workload>();
   for (const w of inputs.workloads) {
     const selected = select(w);
-    if (selected.length === 0) continue;
+    if (selected.length === 0) {
+      if (w.kind !== 'host')
+        unselected.push({ key: w.key, host: false, pid: w.pid, cgroupPath: w.cgroupPath });
+      continue;
+    }
     enforced.push({
       anchor: { key: w.key, host: w.kind === 'host', pid: w.pid, cgroupPath: w.cgroupPath },
       policies: selected,
@@ -87,15 +92,17 @@ export function buildNodeState(inputs: NodeInputs, generation: number): NodeStat
     byKey.set(w.key, w);
   }
   enforced.sort((a, b) => (a.anchor.key < b.anchor.key ? -1 : a.anchor.key > b.anchor.key ? 1 : 0));
+  unselected.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const fingerprint = [
     Buffer.from(image.bytes).toString('base64'),
     ...enforced.map(
       (e) =>
         `${e.anchor.key}|${e.anchor.pid}|${e.policies.join(',')}|${e.postures.file}${e.postures.network}${e.postures.capabilities}`,
     ),
+    ...unselected.map((a) => `unselected ${a.key}|${a.pid}`),
   ].join('\n');
   return {
-    state: { generation, table: image, workloads: enforced },
+    state: { generation, table: image, workloads: enforced, unselected },
     policies: image.records.policies,
     workloads: byKey,
     fingerprint,

@@ -117,7 +117,7 @@ interface Pending {
 interface Recorded {
   generation: number;
   /** workload key → cgroup directory and id. */
-  workloads: Record<string, { dir: string; id: string; wid: number; attach?: boolean }>;
+  workloads: Record<string, { dir: string; id: string; wid: number; attach?: boolean; unselected?: true }>;
   entries: NetMapEntry[];
 }
 
@@ -243,6 +243,33 @@ export class NetworkPlane implements DataPlane {
         }),
       ]);
     });
+    // Host programs sit on the host cgroup, an ancestor of every container: containers no policy selects are
+    // registered without rules so that host rules do not reach them (a process is decided by its deepest
+    // registered cgroup). Only needed while a host workload has programs attached.
+    if (Object.values(next.workloads).some((w) => w.attach === true && byWid.get(w.wid)?.host === true)) {
+      let wid = half + workloads.length;
+      for (const anchor of state.unselected ?? []) {
+        if (next.workloads[anchor.key] !== undefined) continue;
+        let dir: string;
+        try {
+          dir = this.cgroupDir(anchor);
+        } catch {
+          continue; // gone since it was listed: nothing of it to keep out
+        }
+        if (wid >= half + NetLimit.workloads / 2)
+          throw new Error(
+            `network plane: more than ${NetLimit.workloads / 2} workloads with the containers no policy selects (host rules would reach them)`,
+          );
+        const id = statSync(dir, { bigint: true }).ino;
+        next.workloads[anchor.key] = { dir, id: id.toString(), wid, attach: false, unselected: true };
+        byWid.set(wid, { key: anchor.key, host: false });
+        switches.push([
+          encodeWorkloadKey(id),
+          encodeWorkload({ wid, generation: state.generation, prefix4: [], prefix6: [] }),
+        ]);
+        wid++;
+      }
+    }
     for (const [map, key, value] of next.entries) await this.request(`update ${map} ${key} ${value}`);
     for (const [key, value] of switches) await this.request(`update rtn_workloads ${key} ${value}`);
     const attached = new Set(
@@ -273,7 +300,9 @@ export class NetworkPlane implements DataPlane {
   enforced(): Promise<{ generation: number; workloads: string[] }> {
     return Promise.resolve({
       generation: this.state.generation,
-      workloads: Object.keys(this.state.workloads),
+      workloads: Object.entries(this.state.workloads)
+        .filter(([, w]) => w.unselected !== true)
+        .map(([key]) => key),
     });
   }
 
@@ -355,7 +384,7 @@ export class NetworkPlane implements DataPlane {
       cacheHits: 0,
       reported: reported ?? 0,
       dropped: dropped ?? 0,
-      workloads: Object.keys(this.state.workloads).length,
+      workloads: Object.values(this.state.workloads).filter((w) => w.unselected !== true).length,
     };
   }
 
