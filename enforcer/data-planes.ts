@@ -99,6 +99,7 @@ function withNetworkPlane(files: DataPlane, stateDir: string, logger: Logger): D
     stateDir,
     ...(hostCgroup === undefined || hostCgroup === '' ? {} : { hostCgroup }),
     ...(cgroupRoot === undefined || cgroupRoot === '' ? {} : { cgroupRoot }),
+    warn: (message) => logger.warn(message),
   });
   const composite = new CompositePlane([files, network]);
   if (hostCgroup !== undefined && hostCgroup !== '') return composite;

@@ -6,7 +6,7 @@
 // old or wholly by the new state. Block returns EPERM to the caller (the cgroup hooks cannot choose).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, readFileSync, readlinkSync, statSync, statfsSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Action, Operation } from '../../compiler/ir/rule-set.js';
 import { formatIpAddress } from '../../compiler/net/cidr.js';
@@ -53,6 +53,8 @@ export interface NetworkPlaneOptions {
    * resolveCgroup2Root.
    */
   cgroupRoot?: string;
+  /** Told what the operator should know (a bpffs the loader had to mount). */
+  warn?: (message: string) => void;
 }
 
 /** statfs f_type of cgroup2 (CGROUP2_SUPER_MAGIC). */
@@ -162,6 +164,10 @@ export class NetworkPlane implements DataPlane {
     const [, resumed, mounted] = first.split(' ');
     this.resumed = resumed === '1';
     this.mountedBpffs = mounted === '1';
+    if (this.mountedBpffs)
+      this.options.warn?.(
+        `no bpffs held the network plane's pins: mounted one on ${dirname(this.options.pinDir)}; in a container it lives as long as the container's mount namespace (the attachments stay while the cgroups live)`,
+      );
     if (this.resumed && existsSync(this.recordPath)) {
       this.state = JSON.parse(readFileSync(this.recordPath, 'utf8')) as Recorded;
     }

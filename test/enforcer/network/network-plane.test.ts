@@ -275,15 +275,19 @@ describe('cgroup network data plane (real kernel, test-created cgroups and netwo
   it("mounts a bpffs where the pin folder's parent has none, and says so", async () => {
     const plain = join(work, 'no-bpffs');
     mkdirSync(plain);
+    const warnings: string[] = [];
     const other = new NetworkPlane({
       loaderPath: LOADER,
       objectPath: OBJECT,
       pinDir: join(plain, 'net'),
       stateDir: mkdtempSync(join(work, 'state-')),
+      warn: (m) => warnings.push(m),
     });
     try {
       await other.start();
       assert.equal(other.mountedBpffs, true);
+      assert.equal(warnings.length, 1);
+      assert.match(warnings[0] ?? '', /mounted one on .*no-bpffs/);
       assert.equal(statfsSync(plain).type, 0xcafe4a11, 'a bpffs is mounted there now');
       assert.ok(existsSync(join(plain, 'net', 'prog_rtn_connect4')), 'pinned on it');
     } finally {
