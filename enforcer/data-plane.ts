@@ -44,6 +44,12 @@ export interface EnforcementState {
   /** The table as records (for planes that re-encode it, BPF-LSM) and as bytes (for planes that load it, fanotify). */
   table: RuleTableImage;
   workloads: WorkloadEnforcement[];
+  /**
+   * Containers no policy selects. A plane whose host programs sit on an ancestor of every container (the
+   * cgroup network plane on the cgroup root) registers them as workloads without rules, so host policies do
+   * not reach them; other planes ignore them.
+   */
+  unselected?: WorkloadAnchor[];
 }
 
 /** The decision kinds a data plane reports (Allow decisions are never reported). */

@@ -95,12 +95,17 @@ function withNetworkPlane(files: DataPlane, stateDir: string, logger: Logger): D
   const hostCgroup = process.env['RTCTL_NETWORK_HOST_CGROUP'];
   if (hostCgroup === undefined || hostCgroup === '')
     logger.warn('host network rules are not enforced: set RTCTL_NETWORK_HOST_CGROUP (the cgroup v2 root)');
+  // RTCTL_NETWORK_CGROUP_ROOT: where the host's cgroup hierarchy is seen (the DaemonSet's hostPath of
+  // /sys/fs/cgroup; its own /sys/fs/cgroup is its cgroup namespace); unset: the cgroup2 mount of mountinfo.
+  const cgroupRoot = process.env['RTCTL_NETWORK_CGROUP_ROOT'];
   const network = new NetworkPlane({
     loaderPath: requireArtifact(NativeArtifact.networkLoader, 'network'),
     objectPath: requireArtifact(NativeArtifact.networkObject, 'network'),
     pinDir,
     stateDir,
     ...(hostCgroup === undefined || hostCgroup === '' ? {} : { hostCgroup }),
+    ...(cgroupRoot === undefined || cgroupRoot === '' ? {} : { cgroupRoot }),
+    warn: (message) => logger.warn(message),
   });
   const composite = new CompositePlane([files, network]);
   if (hostCgroup !== undefined && hostCgroup !== '') return composite;

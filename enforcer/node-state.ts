@@ -10,7 +10,7 @@ import { isTargetSelecting } from '../compiler/decide/select-policies.js';
 import type { PolicyIR, RuleSet } from '../compiler/ir/rule-set.js';
 import { getWorkloadPostures } from '../compiler/decide/workload-postures.js';
 import type { DeclaredPostures, PostureSettings } from '../compiler/model/posture.js';
-import type { EnforcementState, WorkloadEnforcement } from './data-plane.js';
+import type { EnforcementState, WorkloadAnchor, WorkloadEnforcement } from './data-plane.js';
 import { toDecisionWorkload, type Workload } from './workload.js';
 
 interface NodeInputsBase {
@@ -121,10 +121,15 @@ export function buildNodeState(
   const { image } = policies;
   const select = (w: Workload): number[] => policies.select(w, inputs.nodeLabels);
   const enforced: WorkloadEnforcement[] = [];
+  const unselected: WorkloadAnchor[] = [];
   const byKey = new Map<string, Workload>();
   for (const w of inputs.workloads) {
     const selected = select(w);
-    if (selected.length === 0) continue;
+    if (selected.length === 0) {
+      if (w.kind !== 'host')
+        unselected.push({ key: w.key, host: false, pid: w.pid, cgroupPath: w.cgroupPath });
+      continue;
+    }
     enforced.push({
       anchor: { key: w.key, host: w.kind === 'host', pid: w.pid, cgroupPath: w.cgroupPath },
       policies: selected,
@@ -137,15 +142,17 @@ export function buildNodeState(
     byKey.set(w.key, w);
   }
   enforced.sort((a, b) => (a.anchor.key < b.anchor.key ? -1 : a.anchor.key > b.anchor.key ? 1 : 0));
+  unselected.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const fingerprint = [
     policies.tableText,
     ...enforced.map(
       (e) =>
         `${e.anchor.key}|${e.anchor.pid}|${e.policies.join(',')}|${e.postures.file}${e.postures.network}${e.postures.capabilities}`,
     ),
+    ...unselected.map((a) => `unselected ${a.key}|${a.pid}`),
   ].join('\n');
   return {
-    state: { generation, table: image, workloads: enforced },
+    state: { generation, table: image, workloads: enforced, unselected },
     policies: image.records.policies,
     workloads: byKey,
     fingerprint,

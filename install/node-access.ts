@@ -40,6 +40,24 @@ export const ENFORCER_CAPABILITIES: readonly CapabilityNeed[] = [
   },
 ];
 
+/** Where the DaemonSet mounts the host's /sys/fs/cgroup. */
+export const HOST_CGROUP_MOUNT = '/host/sys/fs/cgroup';
+
+/** Where the network plane pins (a folder of the bpffs mount). */
+export const NETWORK_PIN_DIR = '/sys/fs/bpf/rtctl-net';
+
+/**
+ * The environment that turns the cgroup network plane on (enforcer/data-planes.ts): its pin folder, the
+ * cgroup hierarchy containers are found in, and the cgroup host policies attach to (the hierarchy's root).
+ */
+export function networkPlaneEnvironment(cgroupRoot: string): { name: string; value: string }[] {
+  return [
+    { name: 'RTCTL_NETWORK_PIN_DIR', value: NETWORK_PIN_DIR },
+    { name: 'RTCTL_NETWORK_CGROUP_ROOT', value: cgroupRoot },
+    { name: 'RTCTL_NETWORK_HOST_CGROUP', value: cgroupRoot },
+  ];
+}
+
 /** A host path the enforcer mounts. */
 export interface HostMount {
   name: string;
@@ -58,7 +76,17 @@ export const ENFORCER_MOUNTS: readonly HostMount[] = [
     type: 'Directory',
     mountPath: '/sys/fs/bpf',
     readOnly: false,
-    reason: 'BPF-LSM pins its programs and maps here, so enforcement outlives an enforcer restart',
+    reason:
+      'BPF-LSM and the cgroup network plane pin their programs and maps here, so enforcement outlives an enforcer restart (a node without a bpffs there gets one mounted by the network plane, in the container only)',
+  },
+  {
+    name: 'cgroup',
+    hostPath: '/sys/fs/cgroup',
+    type: 'Directory',
+    mountPath: HOST_CGROUP_MOUNT,
+    readOnly: true,
+    reason:
+      "the cgroup network plane attaches to the workloads' cgroups and, for host policies, to the root of the hierarchy (the container's own /sys/fs/cgroup shows only its cgroup namespace)",
   },
   {
     name: 'btf',

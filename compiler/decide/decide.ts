@@ -14,6 +14,7 @@ import {
   AlertResult,
   AlertType,
   DEFAULT_POSTURE_POLICY,
+  DEFAULT_POSTURE_SEVERITY,
   DecisionBasis,
   type Decision,
   type DecisionAlert,
@@ -137,7 +138,7 @@ export function decideOperation(
     Operation: operation.operation,
     Action: block ? Action.Block : Action.Audit,
     Result: block ? AlertResult.PermissionDenied : AlertResult.Passed,
-    Severity: '0',
+    Severity: DEFAULT_POSTURE_SEVERITY,
   };
   const base = {
     basis: DecisionBasis.Posture,

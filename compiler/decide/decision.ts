@@ -4,6 +4,12 @@ import type { Action, PolicyKind } from '../ir/rule-set.js';
 /** Policy name used in alerts for operations decided by the namespace posture. */
 export const DEFAULT_POSTURE_POLICY = 'DefaultPosture';
 
+/**
+ * `Severity` of alerts the posture decides: empty. No rule decided, so there is no severity to report (the
+ * reference leaves it empty too); outputs' `minSeverity` reads it as 0 (docs/alerts.md).
+ */
+export const DEFAULT_POSTURE_SEVERITY = '';
+
 /** Alert `Result` values. */
 export const AlertResult = { PermissionDenied: 'Permission denied', Passed: 'Passed' } as const;
 export type AlertResult = (typeof AlertResult)[keyof typeof AlertResult];

@@ -291,7 +291,9 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
         action,
         ...resolveInherited([r, section, spec]),
         allowedArgs: [...(r.allowedArgs ?? [])],
-        pts: r.pts === true,
+        // `pts` makes a terminal rule whatever its value: `pts: false` too applies only to processes with a
+        // terminal, as the reference reads it (RT3025 warns; docs/semantics.md).
+        pts: r.pts === true || r.pts === false,
         location: at(`/spec/${ls.section}/${ls.list}/${i}`),
       });
     });

@@ -13,6 +13,7 @@ import {
   AlertResult,
   AlertType,
   DEFAULT_POSTURE_POLICY,
+  DEFAULT_POSTURE_SEVERITY,
   DecisionBasis,
   type Decision,
   type DecisionAlert,
@@ -956,7 +957,7 @@ export class RuleTable {
       Operation: op.operation,
       Action: block ? Action.Block : Action.Audit,
       Result: block ? AlertResult.PermissionDenied : AlertResult.Passed,
-      Severity: '0',
+      Severity: DEFAULT_POSTURE_SEVERITY,
     };
     return block
       ? { allowed: false, errno: 'EACCES', basis: DecisionBasis.Posture, alert, rule: null }

@@ -1,6 +1,11 @@
 // The alert record (DESIGN.md "Alert record"): exactly the seed's fields and types, plus optional Tags,
 // Message, Cwd and UID. Built (pure) from a data-plane event and the identity of its workload.
-import { AlertResult, AlertType, DEFAULT_POSTURE_POLICY } from '../../compiler/decide/decision.js';
+import {
+  AlertResult,
+  AlertType,
+  DEFAULT_POSTURE_POLICY,
+  DEFAULT_POSTURE_SEVERITY,
+} from '../../compiler/decide/decision.js';
 import { Action } from '../../compiler/ir/rule-set.js';
 import { DecisionKind, type DataPlaneEvent } from '../data-plane.js';
 import { formatLabels, type Workload } from '../workload.js';
@@ -98,7 +103,7 @@ export function buildAlertRecord(
     ParentProcessName: parentName,
     ProcessName: processName,
     PolicyName: event.kind === DecisionKind.Posture ? DEFAULT_POSTURE_POLICY : event.policyName,
-    Severity: String(event.kind === DecisionKind.Posture ? 0 : event.severity),
+    Severity: event.kind === DecisionKind.Posture ? DEFAULT_POSTURE_SEVERITY : String(event.severity),
     Type: workload.kind === 'host' ? AlertType.MatchedHostPolicy : AlertType.MatchedPolicy,
     Source: event.processName,
     Operation: event.operation,

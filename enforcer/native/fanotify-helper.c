@@ -217,10 +217,45 @@ static void read_link(const char *path, char *out, size_t len) {
   if (l > strlen(suffix) && strcmp(out + l - strlen(suffix), suffix) == 0) out[l - strlen(suffix)] = 0;
 }
 
+/* A process outside the container's file system (the container runtime: runc's init stage performs the exec of
+ * the container's first process and of every `kubectl exec` command; `runc exec` and the shim parent them) is
+ * named "/" + the base name of its executable ("/usr/sbin/runc" -> "/runc"), or of its command name up to the
+ * first ':' when the executable has no path ("runc:[2:INIT]" -> "/runc"); never by a host path
+ * (docs/alerts.md "Processes outside the container"). */
+static void base_name_of(char *path, size_t len) {
+  const char *slash = strrchr(path, '/');
+  if (!slash || slash == path || len < 2) return;
+  memmove(path + 1, slash + 1, strlen(slash + 1) + 1);
+}
+
+static void proc_comm_name(int pid, char *out, size_t len) {
+  char p[64], comm[64];
+  snprintf(p, sizeof p, "/proc/%d/comm", pid);
+  ssize_t n = read_small(p, comm, sizeof comm);
+  if (n <= 0 || len < 2) {
+    if (len) out[0] = 0;
+    return;
+  }
+  comm[strcspn(comm, ":\n")] = 0;
+  snprintf(out, len, "/%s", comm);
+}
+
 static void proc_exe(int pid, char *out, size_t len) {
   char p[64];
   snprintf(p, sizeof p, "/proc/%d/exe", pid);
   read_link(p, out, len);
+  /* An executable reached through no path of this view (runc runs a detached read-only bind of itself): "/". */
+  if (strcmp(out, "/") == 0) proc_comm_name(pid, out, len);
+}
+
+/* Whether two processes share a mount namespace (unknown: yes). */
+static int same_mnt_ns(int a, int b) {
+  char pa[64], pb[64];
+  struct stat sa, sb;
+  snprintf(pa, sizeof pa, "/proc/%d/ns/mnt", a);
+  snprintf(pb, sizeof pb, "/proc/%d/ns/mnt", b);
+  if (stat(pa, &sa) || stat(pb, &sb)) return 1;
+  return sa.st_ino == sb.st_ino && sa.st_dev == sb.st_dev;
 }
 
 struct proc_status {
@@ -615,7 +650,14 @@ static void report(const struct workload *w, int cls, const struct decision *d, 
   else
     proc_exe(pid, exe, sizeof exe);
   pexe[0] = 0;
-  if (id.ppid > 0) proc_exe(id.ppid, pexe, sizeof pexe);
+  if (id.ppid > 0) {
+    proc_exe(id.ppid, pexe, sizeof pexe);
+    /* A container process's parent on the host side (runc exec, the shim): its name, not its host path. */
+    if (!w->host && !same_mnt_ns(pid, id.ppid)) {
+      if (pexe[0] == '/') base_name_of(pexe, sizeof pexe);
+      else proc_comm_name(id.ppid, pexe, sizeof pexe);
+    }
+  }
   snprintf(p, sizeof p, "/proc/%d/cwd", pid);
   read_link(p, cwd, sizeof cwd);
   proc_syscall(pid, cls, sysname, sizeof sysname, args, sizeof args, &write_);

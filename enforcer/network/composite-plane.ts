@@ -12,8 +12,18 @@ export class CompositePlane implements DataPlane {
     this.auditName = planes[0].auditName;
   }
 
+  /** Starts every plane; when one fails, those already started are let go (left as they were) and it throws. */
   async start(): Promise<void> {
-    for (const p of this.planes) await p.start();
+    const started: DataPlane[] = [];
+    for (const p of this.planes) {
+      try {
+        await p.start();
+      } catch (err) {
+        for (const s of started.reverse()) await s.stop({ keepEnforcing: true }).catch(() => undefined);
+        throw err;
+      }
+      started.push(p);
+    }
   }
 
   async apply(state: EnforcementState): Promise<void> {

@@ -5,8 +5,8 @@
 // cgroup at its new id in one map update, then deletes the old entries: a workload is decided wholly by the
 // old or wholly by the new state. Block returns EPERM to the caller (the cgroup hooks cannot choose).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, readlinkSync, statSync, statfsSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Action, Operation } from '../../compiler/ir/rule-set.js';
 import { formatIpAddress } from '../../compiler/net/cidr.js';
@@ -47,8 +47,50 @@ export interface NetworkPlaneOptions {
    * workloads are not enforced by this plane (`skippedHost` says so).
    */
   hostCgroup?: string;
-  /** The cgroup v2 mount point (found from /proc/self/mountinfo when absent). */
+  /**
+   * Where the root of the cgroup v2 hierarchy is visible (found from /proc/self/mountinfo when absent): a
+   * cgroup2 mount, or a folder holding the host's cgroup mounts (`unified` on a hybrid host); see
+   * resolveCgroup2Root.
+   */
   cgroupRoot?: string;
+  /** Told what the operator should know (a bpffs the loader had to mount). */
+  warn?: (message: string) => void;
+}
+
+/** statfs f_type of cgroup2 (CGROUP2_SUPER_MAGIC). */
+const CGROUP2_MAGIC = 0x63677270;
+
+/**
+ * The cgroup v2 root at or below a folder: the folder itself when it is a cgroup2 mount (a unified host, or
+ * the DaemonSet's hostPath of /sys/fs/cgroup), else its `unified` mount (a hybrid host: cgroup v1
+ * controllers beside the v2 hierarchy). A folder with neither is an error naming it.
+ */
+export function resolveCgroup2Root(dir: string): string {
+  for (const candidate of [dir, join(dir, 'unified')]) {
+    try {
+      if (statfsSync(candidate).type === CGROUP2_MAGIC) return candidate;
+    } catch {
+      // not there: the next candidate, then the error below
+    }
+  }
+  throw new Error(`${dir} is not a cgroup v2 mount and holds none (unified)`);
+}
+
+/**
+ * The cgroup v2 path of a runtime's cgroupsPath: a path as it is, the systemd driver's `slice:prefix:name`
+ * form expanded as systemd places units (`kubepods-besteffort-pod1.slice:cri-containerd:abc` →
+ * `/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod1.slice/cri-containerd-abc.scope`).
+ */
+export function toCgroup2Path(cgroupsPath: string): string {
+  if (cgroupsPath.startsWith('/') || !cgroupsPath.includes(':')) return cgroupsPath;
+  const [slice = '', prefix = '', name = ''] = cgroupsPath.split(':');
+  const parts: string[] = [];
+  if (slice !== '' && slice !== '-.slice') {
+    const words = slice.replace(/\.slice$/, '').split('-');
+    for (let i = 1; i <= words.length; i++) parts.push(`${words.slice(0, i).join('-')}.slice`);
+  }
+  parts.push(prefix === '' ? `${name}.scope` : `${prefix}-${name}.scope`);
+  return `/${parts.join('/')}`;
 }
 
 /** The cgroup v2 mount point of this process's mount namespace. */
@@ -77,7 +119,7 @@ interface Pending {
 interface Recorded {
   generation: number;
   /** workload key → cgroup directory and id. */
-  workloads: Record<string, { dir: string; id: string; wid: number }>;
+  workloads: Record<string, { dir: string; id: string; wid: number; attach?: boolean; unselected?: true }>;
   entries: NetMapEntry[];
 }
 
@@ -119,7 +161,13 @@ export class NetworkPlane implements DataPlane {
     });
     const first = await ready;
     if (!first.startsWith('ready ')) throw new Error(`network loader: ${first}`);
-    this.resumed = first === 'ready 1';
+    const [, resumed, mounted] = first.split(' ');
+    this.resumed = resumed === '1';
+    this.mountedBpffs = mounted === '1';
+    if (this.mountedBpffs)
+      this.options.warn?.(
+        `no bpffs held the network plane's pins: mounted one on ${dirname(this.options.pinDir)}; in a container it lives as long as the container's mount namespace (the attachments stay while the cgroups live)`,
+      );
     if (this.resumed && existsSync(this.recordPath)) {
       this.state = JSON.parse(readFileSync(this.recordPath, 'utf8')) as Recorded;
     }
@@ -150,11 +198,23 @@ export class NetworkPlane implements DataPlane {
   /** Host workloads left out of the last apply() because no host cgroup is configured. */
   skippedHost = 0;
 
+  /** Whether the loader mounted a bpffs on the pin directory's parent (none was there). */
+  mountedBpffs = false;
+
   private cgroupDir(anchor: WorkloadAnchor): string {
-    if (anchor.host) return this.options.hostCgroup ?? '';
-    const root = this.options.cgroupRoot ?? findCgroup2Mount();
-    const path = anchor.cgroupPath !== '' ? anchor.cgroupPath : readCgroup2Path(anchor.pid);
-    return join(root, path);
+    if (anchor.host) return resolveCgroup2Root(this.options.hostCgroup ?? '');
+    const root =
+      this.options.cgroupRoot === undefined
+        ? findCgroup2Mount()
+        : resolveCgroup2Root(this.options.cgroupRoot);
+    // The runtime's cgroupsPath, then the process's own line (a runtime that did not say).
+    const fromRuntime = anchor.cgroupPath === '' ? '' : join(root, toCgroup2Path(anchor.cgroupPath));
+    if (fromRuntime !== '' && existsSync(fromRuntime)) return fromRuntime;
+    const fromProc = join(root, readCgroup2Path(anchor.pid));
+    if (existsSync(fromProc)) return fromProc;
+    throw new Error(
+      `network plane: no cgroup v2 folder for workload ${anchor.key} (${fromRuntime || '(no runtime path)'}, ${fromProc})`,
+    );
   }
 
   async apply(state: EnforcementState): Promise<void> {
@@ -174,7 +234,10 @@ export class NetworkPlane implements DataPlane {
       const id = statSync(dir, { bigint: true }).ino;
       const encoded = encodeNetWorkload(loaded.table, loaded.image.records, w, wid);
       next.entries.push(...encoded.entries);
-      next.workloads[w.anchor.key] = { dir, id: id.toString(), wid };
+      // Programs go only on cgroups with something to decide (a workload whose policies hold no network
+      // rule and whose posture adds none is allowed everything). Every workload is registered all the same,
+      // so the programs of an attached ancestor (the host cgroup) find it and leave it alone.
+      next.workloads[w.anchor.key] = { dir, id: id.toString(), wid, attach: encoded.entries.length > 0 };
       byWid.set(wid, { key: w.anchor.key, host: w.anchor.host });
       switches.push([
         encodeWorkloadKey(id),
@@ -186,17 +249,51 @@ export class NetworkPlane implements DataPlane {
         }),
       ]);
     });
+    // Host programs sit on the host cgroup, an ancestor of every container: containers no policy selects are
+    // registered without rules so that host rules do not reach them (a process is decided by its deepest
+    // registered cgroup). Only needed while a host workload has programs attached.
+    if (Object.values(next.workloads).some((w) => w.attach === true && byWid.get(w.wid)?.host === true)) {
+      let wid = half + workloads.length;
+      for (const anchor of state.unselected ?? []) {
+        if (next.workloads[anchor.key] !== undefined) continue;
+        let dir: string;
+        try {
+          dir = this.cgroupDir(anchor);
+        } catch {
+          continue; // gone since it was listed: nothing of it to keep out
+        }
+        if (wid >= half + NetLimit.workloads / 2)
+          throw new Error(
+            `network plane: more than ${NetLimit.workloads / 2} workloads with the containers no policy selects (host rules would reach them)`,
+          );
+        const id = statSync(dir, { bigint: true }).ino;
+        next.workloads[anchor.key] = { dir, id: id.toString(), wid, attach: false, unselected: true };
+        byWid.set(wid, { key: anchor.key, host: false });
+        switches.push([
+          encodeWorkloadKey(id),
+          encodeWorkload({ wid, generation: state.generation, prefix4: [], prefix6: [] }),
+        ]);
+        wid++;
+      }
+    }
     for (const [map, key, value] of next.entries) await this.request(`update ${map} ${key} ${value}`);
     for (const [key, value] of switches) await this.request(`update rtn_workloads ${key} ${value}`);
-    const attached = new Set(Object.values(this.state.workloads).map((w) => w.dir));
-    for (const w of Object.values(next.workloads))
-      if (!attached.has(w.dir)) await this.request(`attach ${w.dir}`);
+    const attached = new Set(
+      Object.values(this.state.workloads)
+        .filter((w) => w.attach !== false)
+        .map((w) => w.dir),
+    );
+    const wanted = new Set(
+      Object.values(next.workloads)
+        .filter((w) => w.attach !== false)
+        .map((w) => w.dir),
+    );
+    for (const dir of wanted) if (!attached.has(dir)) await this.request(`attach ${dir}`);
     const keep = new Set(Object.values(next.workloads).map((w) => w.dir));
     for (const w of Object.values(this.state.workloads)) {
-      if (keep.has(w.dir)) continue;
-      await this.request(`delete rtn_workloads ${encodeWorkloadKey(BigInt(w.id))}`);
-      if (existsSync(w.dir)) await this.request(`detach ${w.dir}`);
+      if (!keep.has(w.dir)) await this.request(`delete rtn_workloads ${encodeWorkloadKey(BigInt(w.id))}`);
     }
+    for (const dir of attached) if (!wanted.has(dir) && existsSync(dir)) await this.request(`detach ${dir}`);
     const fresh = new Set(next.entries.map(([m, k]) => `${m} ${k}`));
     for (const [map, key] of this.state.entries)
       if (!fresh.has(`${map} ${key}`)) await this.request(`delete ${map} ${key}`);
@@ -209,7 +306,9 @@ export class NetworkPlane implements DataPlane {
   enforced(): Promise<{ generation: number; workloads: string[] }> {
     return Promise.resolve({
       generation: this.state.generation,
-      workloads: Object.keys(this.state.workloads),
+      workloads: Object.entries(this.state.workloads)
+        .filter(([, w]) => w.unselected !== true)
+        .map(([key]) => key),
     });
   }
 
@@ -291,7 +390,7 @@ export class NetworkPlane implements DataPlane {
       cacheHits: 0,
       reported: reported ?? 0,
       dropped: dropped ?? 0,
-      workloads: Object.keys(this.state.workloads).length,
+      workloads: Object.values(this.state.workloads).filter((w) => w.unselected !== true).length,
     };
   }
 
@@ -303,7 +402,7 @@ export class NetworkPlane implements DataPlane {
   async stop(options: { keepEnforcing: boolean }): Promise<void> {
     if (!options.keepEnforcing && !this.closed) {
       for (const w of Object.values(this.state.workloads))
-        if (existsSync(w.dir)) await this.request(`detach ${w.dir}`);
+        if (w.attach !== false && existsSync(w.dir)) await this.request(`detach ${w.dir}`);
       await this.request('unpin');
       this.state = { generation: 0, workloads: {}, entries: [] };
       writeFileSync(this.recordPath, JSON.stringify(this.state));

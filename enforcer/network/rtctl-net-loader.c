@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <libgen.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -239,6 +242,30 @@ static int probe(const char *object, const char *mount)
 	return ok ? 0 : 1;
 }
 
+#ifndef BPF_FS_MAGIC
+#define BPF_FS_MAGIC 0xcafe4a11
+#endif
+
+/* The pin directory's parent must be on a bpffs (pins elsewhere fail). Where it is not (a node whose init
+ * system did not mount /sys/fs/bpf, or a container given an empty host folder), mount one there if this
+ * process may (CAP_SYS_ADMIN in the mount namespace's owner); the caller is told (`ready <resumed> 1`). */
+static int ensure_bpffs(int *mounted, char *err, size_t errn)
+{
+	char parent[512];
+	struct statfs fs;
+	snprintf(parent, sizeof(parent), "%s", pin_dir);
+	dirname(parent);
+	*mounted = 0;
+	if (statfs(parent, &fs)) { snprintf(err, errn, "%s: %s", parent, strerror(errno)); return -1; }
+	if ((unsigned long)fs.f_type == BPF_FS_MAGIC) return 0;
+	if (mount("bpf", parent, "bpf", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0700")) {
+		snprintf(err, errn, "%s is not a bpffs and mounting one there failed: %s", parent, strerror(errno));
+		return -1;
+	}
+	*mounted = 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "--probe")) {
@@ -251,8 +278,12 @@ int main(int argc, char **argv)
 	}
 	pin_dir = argv[2];
 	char err[1024];
-	int resumed = 0;
+	int resumed = 0, mounted = 0;
 	libbpf_set_print(NULL);
+	if (ensure_bpffs(&mounted, err, sizeof(err))) {
+		printf("error %s\n", err);
+		return 1;
+	}
 	if (open_state(argv[1], &resumed, err, sizeof(err))) {
 		printf("error %s\n", err);
 		return 1;
@@ -262,7 +293,7 @@ int main(int argc, char **argv)
 		printf("error ring buffer: %s\n", strerror(errno));
 		return 1;
 	}
-	printf("ready %d\n", resumed);
+	printf("ready %d %d\n", resumed, mounted);
 	fflush(stdout);
 	static char line[1 << 16];
 	size_t used = 0;

@@ -3,7 +3,12 @@
 import { API_CALLS } from '../api-calls.js';
 import type { ManifestParams } from '../manifest-params.js';
 import { Component, nameOf, Ports, selectorLabels } from '../names.js';
-import { ENFORCER_CAPABILITIES, ENFORCER_MOUNTS } from '../node-access.js';
+import {
+  ENFORCER_CAPABILITIES,
+  ENFORCER_MOUNTS,
+  HOST_CGROUP_MOUNT,
+  networkPlaneEnvironment,
+} from '../node-access.js';
 import { metadataOf, rtctlContainer, serviceAccount } from './container.js';
 import { buildRbac } from './rbac.js';
 
@@ -61,7 +66,10 @@ function daemonSet(p: ManifestParams): Record<string, unknown> {
           containers: [
             {
               ...rtctlContainer(p, 'enforcer', args, p.enforcer.resources),
-              env: [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
+              env: [
+                { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+                ...networkPlaneEnvironment(HOST_CGROUP_MOUNT),
+              ],
               ports: [{ name: 'alerts', containerPort: Ports.enforcerAlerts, protocol: 'TCP' }],
               readinessProbe: { ...probe(3), initialDelaySeconds: 2 },
               livenessProbe: { ...probe(6), initialDelaySeconds: 30 },

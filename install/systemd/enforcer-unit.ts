@@ -8,10 +8,14 @@
 // - the file system is read-only but for the state directory (/run/rtctl, kept across restarts because the
 //   data plane keeps enforcing while the process restarts), the alert log folder (/var/log/rtctl) and the
 //   BPF file system (pins);
+// - the cgroup network plane is on (RTCTL_NETWORK_PIN_DIR on the bpffs systemd mounts at /sys/fs/bpf; host
+//   policies attach to the cgroup v2 root, /sys/fs/cgroup or its `unified` mount on a hybrid host);
 // - KillMode=process: stopping or restarting the service leaves the fanotify helper enforcing (docs/enforcer.md
 //   "Restarts"); `rtctl uninstall --systemd` and the package's removal release it (`rtctl enforcer stop`).
 // Start-up order: after containerd when it is installed (Wants/After, not Requires: a VM without a container
 // runtime still enforces host policies).
+
+import { NETWORK_PIN_DIR } from '../node-access.js';
 
 /** The unit's name. */
 export const ENFORCER_UNIT_NAME = 'rtctl-enforcer.service';
@@ -67,6 +71,8 @@ StartLimitBurst=5
 [Service]
 Type=simple
 ExecStart=${exec}
+Environment=RTCTL_NETWORK_PIN_DIR=${NETWORK_PIN_DIR}
+Environment=RTCTL_NETWORK_HOST_CGROUP=/sys/fs/cgroup
 Restart=on-failure
 RestartSec=2
 TimeoutStopSec=30
@@ -118,4 +124,13 @@ export function parseExecStart(unit: string): string[] {
 export function readUnitSetting(unit: string, key: string): string | undefined {
   const lines = unit.split('\n').filter((l) => l.startsWith(`${key}=`));
   return lines.at(-1)?.slice(key.length + 1);
+}
+
+/** The `NAME=value` assignments of the unit's `Environment=` lines, in order (what systemd passes). */
+export function readUnitEnvironment(unit: string): string[] {
+  return unit
+    .split('\n')
+    .filter((l) => l.startsWith('Environment='))
+    .flatMap((l) => l.slice('Environment='.length).split(/\s+/))
+    .filter((w) => w !== '');
 }

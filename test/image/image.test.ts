@@ -246,7 +246,7 @@ describe('image: built from Debian packages and the npm registry, run under cont
       }
     });
 
-    it('the enforcer runs from the image as the DaemonSet runs it (host PID, its mounts and capabilities, not privileged) and blocks an exec in a sibling pod container', async function () {
+    it('the enforcer runs from the image as the DaemonSet runs it (host PID, its mounts and capabilities, not privileged) and blocks an exec and, with the cgroup network plane, a connect to the metadata address in a sibling pod container', async function () {
       this.timeout(5 * 60 * 1000);
       assert.ok(containerd);
       const cd = containerd;
@@ -254,7 +254,7 @@ describe('image: built from Debian packages and the npm registry, run under cont
       assert.equal(shape.hostPID, true, 'the DaemonSet runs in the host PID namespace');
       const work = mkdtempSync(path.join(tmpdir(), 'rtctl-image-enforcer-'));
       const dirs = Object.fromEntries(
-        ['policies', 'state', 'log', 'tmp'].map((d) => [d, path.join(work, d)] as const),
+        ['policies', 'state', 'log', 'tmp', 'bpf'].map((d) => [d, path.join(work, d)] as const),
       );
       for (const d of Object.values(dirs)) mkdirSync(d);
       writeFileSync(
@@ -271,6 +271,17 @@ describe('image: built from Debian packages and the npm registry, run under cont
               action: 'Block',
             },
           },
+          {
+            apiVersion: 'security.runtime.com/v1',
+            kind: 'RuntimePolicy',
+            metadata: { name: 'no-imds', namespace: 'ns-image' },
+            spec: {
+              severity: 7,
+              selector: { matchLabels: { app: 'img-web' } },
+              network: { matchAddresses: [{ cidr: '169.254.169.254/32', ports: [80], protocol: 'tcp' }] },
+              action: 'Block',
+            },
+          },
         ]),
       );
       const port = await freePort();
@@ -284,8 +295,15 @@ describe('image: built from Debian packages and the npm registry, run under cont
         process.stderr.write(
           `      (this host cannot grant ${ungrantable.join(', ')}: the enforcer runs without)\n`,
         );
+      // The DaemonSet's environment turns the cgroup network plane on.
+      assert.equal(shape.env['RTCTL_NETWORK_PIN_DIR'], '/sys/fs/bpf/rtctl-net');
+      assert.ok(shape.mounts.some((m) => m.hostPath === '/sys/fs/cgroup' && m.readOnly));
       const { options, command } = ctrRunArgs(shape, {
         hostPaths: {
+          // A test folder that is not a bpffs (as on a node whose init system mounted none): the enforcer
+          // mounts one there, in its own mount namespace. /sys/fs/cgroup is the host's, read-only: the plane
+          // attaches only to the sibling container's cgroup (the test's containerd made it; no host policy).
+          '/sys/fs/bpf': dirs['bpf'] ?? '',
           '/run/containerd/containerd.sock': cd.socket,
           '/run/rtctl': dirs['state'] ?? '',
           '/var/log/rtctl': dirs['log'] ?? '',
@@ -322,7 +340,11 @@ describe('image: built from Debian packages and the npm registry, run under cont
         assert.equal(run.code, 0, run.stderr);
         const status = await waitForStatus(
           url,
-          (s) => s.workloads.some((w) => w.pod === 'img-web' && w.policies.includes('block-sleep')),
+          (s) =>
+            s.workloads.some(
+              (w) =>
+                w.pod === 'img-web' && w.policies.includes('block-sleep') && w.policies.includes('no-imds'),
+            ),
           4 * 60 * 1000,
         ).catch((err: unknown) => {
           throw new Error(
@@ -362,6 +384,29 @@ describe('image: built from Debian packages and the npm registry, run under cont
         assert.equal(a?.HostName, 'node-image');
         assert.equal(a?.ContainerName, 'web');
         assert.equal(a?.Severity, '6');
+
+        // Network rules are enforced (the cgroup network plane is on): the node says so, a connect to the
+        // metadata address in the pod's own network namespace fails with EPERM, and the alert is in the logs.
+        const noImds = status.enforcement.find((p) => p.name === 'no-imds');
+        assert.equal(noImds?.level, 'enforced', JSON.stringify(noImds));
+        assert.deepEqual(noImds?.notEnforced, []);
+        assert.match(
+          readFileSync(`/proc/${pid}/mountinfo`, 'utf8'),
+          / \/sys\/fs\/bpf [^\n]* - bpf /,
+          'the enforcer mounted a bpffs on its /sys/fs/bpf',
+        );
+        const nc = await cd.exec('img-web-c', ['/bin/busybox', 'nc', '-w', '2', '169.254.169.254', '80']);
+        assert.notEqual(nc.code, 0);
+        assert.match(`${nc.stderr}${nc.stdout}`, /Operation not permitted/, JSON.stringify(nc));
+        await waitForAlert(url, (x) => x.PodName === 'img-web' && x.Operation === 'Network');
+        const net = readLogs(url, ['-n', 'ns-image']).filter((x) => x.Operation === 'Network');
+        assert.equal(net.length, 1, JSON.stringify(net));
+        assert.equal(net[0]?.PolicyName, 'no-imds');
+        assert.equal(net[0]?.Action, 'Block');
+        assert.equal(net[0]?.Enforcer, 'CgroupBPF');
+        assert.equal(net[0]?.Resource, '169.254.169.254:80');
+        assert.equal(net[0]?.ContainerName, 'web');
+        assert.equal(net[0]?.Severity, '7');
       } finally {
         await stopHelper(path.join(dirs['state'] ?? '', 'fanotify.sock'));
         await cd.removeContainer('enforcer-under-test');

@@ -5,6 +5,7 @@ import type { Finding } from '../../diagnostics/finding.js';
 import type { PolicyKind } from '../../ir/rule-set.js';
 import { RULE_LISTS, resolveAction } from '../../lower/lower-policy.js';
 import { checkEmptyFromSource } from './empty-from-source.js';
+import { checkPtsFalse } from './pts-false.js';
 import { checkAddressRules } from './address-rules.js';
 import { checkHardeningMetadata } from './hardening-metadata.js';
 
@@ -239,6 +240,7 @@ export const DOCUMENT_RULES: readonly DocumentRule[] = [
   checkEmpty,
   checkPresets,
   checkEmptyFromSource,
+  checkPtsFalse,
   checkAddressRules,
   checkHardeningMetadata,
 ];

@@ -137,6 +137,13 @@ export const SEMANTIC_CODES = [
       'A network.matchAddresses rule lists ports with a protocol that has none (icmp, icmpv6); the rule could never match.',
   },
   {
+    code: 'RT3025',
+    severity: 'warning',
+    name: 'pts-false',
+    summary:
+      'pts: false is read as the reference reads it: the rule applies only to processes with a terminal, as with pts: true. Remove pts to apply the rule to every process.',
+  },
+  {
     code: 'RT3030',
     severity: 'error',
     name: 'hardening-control-id',

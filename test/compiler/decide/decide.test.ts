@@ -2,6 +2,7 @@
 // transitions" and "Errors" sections, and every precedence and posture case of docs/semantics.md.
 import assert from 'node:assert/strict';
 import { decideOperation } from '../../../compiler/decide/decide.js';
+import { lintTexts } from '../../../compiler/lint.js';
 import type { OperationRequest, Postures, Workload } from '../../../compiler/decide/decision-input.js';
 import type { RuleSet } from '../../../compiler/ir/rule-set.js';
 import {
@@ -863,5 +864,47 @@ describe('decision oracle', () => {
     assert.equal(d.basis, 'posture');
     assert.equal(d.leastPermissiveBy?.line, 77);
     assert.equal(d.alert?.Type, 'MatchedPolicy');
+  });
+});
+
+describe('decision oracle: pts: false, read as the reference reads it (a terminal rule)', () => {
+  const text = [
+    'apiVersion: security.runtime.com/v1',
+    'kind: RuntimePolicy',
+    'metadata: {name: block-sleep-pts, namespace: default}',
+    'spec:',
+    '  selector: {matchLabels: {app: web}}',
+    '  process:',
+    '    matchPaths:',
+    '      - path: /bin/sleep',
+    '        pts: false',
+    '  action: Block',
+    '',
+  ].join('\n');
+  const lint = lintTexts([{ file: 'pts.yaml', text }]);
+  const request: OperationRequest = {
+    operation: 'Process',
+    resource: '/bin/sleep',
+    parentExecutable: '/bin/sh',
+    write: false,
+    owner: true,
+  };
+
+  it('lint warns RT3025 at the pts key', () => {
+    const d = lint.diagnostics.filter((x) => x.code === 'RT3025');
+    assert.equal(d.length, 1, JSON.stringify(lint.diagnostics));
+    assert.equal(d[0]?.severity, 'warning');
+  });
+
+  it('a process without a terminal is left alone, without an alert', () => {
+    const d = decideOperation(lint.ruleSet, pod, { ...request, tty: false }, {});
+    assert.equal(d.allowed, true);
+    assert.equal(d.alert, null);
+  });
+
+  it('a process with a terminal is blocked by the rule', () => {
+    const d = decideOperation(lint.ruleSet, pod, { ...request, tty: true }, {});
+    assert.equal(d.allowed, false);
+    assert.equal(d.alert?.PolicyName, 'block-sleep-pts');
   });
 });

@@ -149,9 +149,9 @@ describe('alert records', () => {
         },
       },
       {
-        name: 'a posture denial: DefaultPosture, severity 0',
+        name: 'a posture denial: DefaultPosture, Severity empty (no rule decided; as the reference)',
         ev: { kind: 'Posture', policyName: 'DefaultPosture', severity: 0, tags: [], message: '' },
-        expect: { PolicyName: 'DefaultPosture', Severity: '0', Action: 'Block' },
+        expect: { PolicyName: 'DefaultPosture', Severity: '', Action: 'Block' },
       },
       {
         name: 'a BPF-LSM denial (EACCES): Permission denied',

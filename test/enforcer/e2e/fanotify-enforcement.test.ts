@@ -377,7 +377,8 @@ describe('fanotify enforcement on real containers (containerd + runc + busybox)'
         (x) => x.PodName === 'api-1' && x.Resource === '/bin/sleep' && x.Action === 'Block',
       );
       assert.equal(a.PolicyName, 'DefaultPosture');
-      assert.equal(a.Severity, '0');
+      assert.equal(a.Severity, '', 'a posture decision has no severity');
+      assert.equal(a.Severity, d.alert?.Severity);
       const fromLogs = readLogs(enforcer?.url ?? '', ['-n', 'ns-b', '--pod', 'api-1']);
       assert.ok(
         fromLogs.some(

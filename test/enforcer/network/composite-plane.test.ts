@@ -99,4 +99,13 @@ describe('CompositePlane (in-memory stand-in planes)', () => {
     await c.stop({ keepEnforcing: true });
     for (const p of [a, b]) assert.deepEqual(p.calls, ['start', 'apply 7', 'stop true']);
   });
+
+  it('a plane that fails to start lets go of those already started (kept enforcing) and throws', async () => {
+    const a = memoryPlane('a', [], []);
+    const b = memoryPlane('b', [], []);
+    b.plane.start = () => Promise.reject(new Error('network loader: no BTF'));
+    const c = new CompositePlane([a.plane, b.plane]);
+    await assert.rejects(c.start(), /no BTF/);
+    assert.deepEqual(a.calls, ['start', 'stop true']);
+  });
 });

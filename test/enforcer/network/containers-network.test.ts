@@ -117,7 +117,8 @@ describe('cgroup network plane on containers (containerd + runc, own network nam
 
   it('nc to the metadata service fails with EPERM in the unlabelled container, with a Block event', async () => {
     const id = containers[0]?.id ?? '';
-    // nc, not wget: Debian's static busybox wget dies with SIGSEGV in this image before it connects.
+    // nc here; wget too in containers-imds.test.ts (without `-T`: Debian's busybox-static 1.35 has no wget
+    // timeout yet parses `-T` into a null pointer and dies with SIGSEGV).
     const nc = await cd?.exec(id, ['/bin/busybox', 'nc', '-w', '2', '169.254.169.254', '80']);
     assert.notEqual(nc?.code, 0);
     assert.match(`${nc?.stderr ?? ''}${nc?.stdout ?? ''}`, /Operation not permitted/, JSON.stringify(nc));

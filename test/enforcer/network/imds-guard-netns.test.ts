@@ -95,7 +95,7 @@ describe('IMDS guard with the cgroup network plane (IMDS service in test-created
   let bpffs = '';
   let cgRoot = '';
   let cgTest = '';
-  const cg = { plain: '', labelled: '', host: '' };
+  const cg = { plain: '', labelled: '', host: '', other: '' };
   let server: ChildProcess | undefined;
   let plane: NetworkPlane | undefined;
   const workers: Worker[] = [];
@@ -125,6 +125,8 @@ describe('IMDS guard with the cgroup network plane (IMDS service in test-created
     cg.plain = join(cgTest, 'pod-plain');
     cg.labelled = join(cgTest, 'pod-labelled');
     cg.host = join(cgTest, 'host');
+    // A container no policy selects, below the host cgroup (as pods are below the root on a node).
+    cg.other = join(cg.host, 'pod-other');
     for (const d of Object.values(cg)) mkdirSync(d, { recursive: true });
     const config = join(work, 'imds.yaml');
     writeFileSync(
@@ -169,7 +171,7 @@ describe('IMDS guard with the cgroup network plane (IMDS service in test-created
       });
       child.on('exit', (code) => reject(new Error(`imds exited ${code}: ${log}`)));
     });
-    for (const dir of [cg.plain, cg.labelled, cg.host]) {
+    for (const dir of [cg.plain, cg.labelled, cg.host, cg.other]) {
       const w = new Worker(dir, NS.client);
       await w.ready();
       workers.push(w);
@@ -236,6 +238,14 @@ describe('IMDS guard with the cgroup network plane (IMDS service in test-created
           nodeLabels: { 'kubernetes.io/os': 'linux' },
         }),
       ],
+      unselected: [
+        {
+          key: 'pod-other',
+          host: false,
+          pid: workers[3]?.pid ?? 0,
+          cgroupPath: cg.other.slice(cgRoot.length),
+        },
+      ],
     });
   });
 
@@ -244,7 +254,8 @@ describe('IMDS guard with the cgroup network plane (IMDS service in test-created
     await plane?.stop({ keepEnforcing: false }).catch(() => undefined);
     if (server !== undefined && server.exitCode === null) server.kill('SIGKILL');
     removeNamespaces();
-    for (const d of [cg.plain, cg.labelled, cg.host, cgTest]) if (d !== '' && existsSync(d)) rmdirSync(d);
+    for (const d of [cg.plain, cg.labelled, cg.other, cg.host, cgTest])
+      if (d !== '' && existsSync(d)) rmdirSync(d);
     if (bpffs !== '') execFileSync('umount', [bpffs]);
     if (work !== '') rmSync(work, { recursive: true, force: true });
   });
@@ -279,6 +290,13 @@ describe('IMDS guard with the cgroup network plane (IMDS service in test-created
     assert.deepEqual(await workers[2]?.token('169.254.169.254'), { error: EPERM });
     const e = await waitFor((x) => x.workload === 'host' && x.policyName === 'host-no-imds');
     assert.equal(e.action, 'Block');
+  });
+
+  it('a container no policy selects, below the host cgroup, is not reached by the host policy', async () => {
+    const got = await workers[3]?.token('169.254.169.254');
+    assert.equal(got?.status, 200, JSON.stringify(got));
+    assert.equal(events.filter((x) => x.workload === 'pod-other').length, 0);
+    assert.deepEqual((await plane?.enforced())?.workloads.includes('pod-other'), false);
   });
 
   it('a Block matchProtocols raw rule denies busybox ping in the pod (its raw socket gets EPERM)', () => {

@@ -4,7 +4,7 @@
 // after the hook, a denied one with EPERM from the hook). Block, Audit, posture, raw sockets, sendmsg, a
 // restart that keeps the programs attached, and a differential test against the oracle on generated cases.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, rmdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, rmdirSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,10 +19,15 @@ import { resolvePostures } from '../../../compiler/model/posture.js';
 import { buildRuleTableImage } from '../../../compiler/rule-table/build-rule-table.js';
 import { readRuleTable } from '../../../compiler/rule-table/read-rule-table.js';
 import type { DataPlaneEvent, EnforcementState } from '../../../enforcer/data-plane.js';
-import { NetworkPlane, findCgroup2Mount } from '../../../enforcer/network/network-plane.js';
+import {
+  NetworkPlane,
+  findCgroup2Mount,
+  resolveCgroup2Root,
+  toCgroup2Path,
+} from '../../../enforcer/network/network-plane.js';
 import { Worker } from './net-worker.js';
 import { arbAddressScenario, restrictToTarget } from '../../compiler/decide/arbitrary-rule-set.js';
-import { Action, address, makePodPolicy, protocol } from '../../compiler/decide/rule-set-builder.js';
+import { Action, address, makePodPolicy, path, protocol } from '../../compiler/decide/rule-set-builder.js';
 import { hasCommand, isRoot, requirePrereqs } from '../../support/prereq.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../../..');
@@ -251,6 +256,48 @@ describe('cgroup network data plane (real kernel, test-created cgroups and netwo
     );
   });
 
+  it('attaches only where something is decided: a workload without network rules is registered, not attached', async () => {
+    await applyRules({
+      policies: [makePodPolicy('files-only', [{ matcher: path('/bin/sleep'), action: Action.Block }])],
+    });
+    assert.deepEqual(await plane?.query(cgWorkload), [0, 0, 0, 0, 0]);
+    assert.deepEqual((await plane?.enforced())?.workloads, ['pod']);
+    await applyRules({
+      policies: [makePodPolicy('imds', [{ matcher: address('169.254.169.254/32'), action: Action.Block }])],
+    });
+    assert.deepEqual(await plane?.query(cgWorkload), [1, 1, 1, 1, 1]);
+    assert.deepEqual(
+      await worker?.run({ kind: 'tcp', op: 'connect', address: '169.254.169.254', port: 80 }),
+      { socket: 0, send: EPERM },
+    );
+  });
+
+  it("mounts a bpffs where the pin folder's parent has none, and says so", async () => {
+    const plain = join(work, 'no-bpffs');
+    mkdirSync(plain);
+    const warnings: string[] = [];
+    const other = new NetworkPlane({
+      loaderPath: LOADER,
+      objectPath: OBJECT,
+      pinDir: join(plain, 'net'),
+      stateDir: mkdtempSync(join(work, 'state-')),
+      warn: (m) => warnings.push(m),
+    });
+    try {
+      await other.start();
+      assert.equal(other.mountedBpffs, true);
+      assert.equal(warnings.length, 1);
+      assert.match(warnings[0] ?? '', /mounted one on .*no-bpffs/);
+      assert.equal(statfsSync(plain).type, 0xcafe4a11, 'a bpffs is mounted there now');
+      assert.ok(existsSync(join(plain, 'net', 'prog_rtn_connect4')), 'pinned on it');
+    } finally {
+      await other.stop({ keepEnforcing: false });
+      execFileSync('umount', [plain]);
+    }
+    // On a bpffs already there: nothing mounted.
+    assert.equal(plane?.mountedBpffs, false);
+  });
+
   it('decides as the oracle on generated rule sets and operations (differential, fast-check, fixed seed)', async () => {
     const samples = fc.sample(arbAddressScenario, { numRuns: 150 });
     const networkPosture = (p: { network?: 'audit' | 'block' | undefined }): 'audit' | 'block' =>
@@ -326,5 +373,24 @@ describe('cgroup network data plane (real kernel, test-created cgroups and netwo
       compared > 150 && denied > 10 && alerted > 10,
       `${compared} compared, ${denied} denied, ${alerted} alerts`,
     );
+  });
+});
+
+describe('cgroup network plane: cgroup paths', () => {
+  it("expands the systemd driver's slice:prefix:name and keeps paths", () => {
+    assert.equal(
+      toCgroup2Path('kubepods-besteffort-pod1a2b.slice:cri-containerd:abc'),
+      '/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod1a2b.slice/cri-containerd-abc.scope',
+    );
+    assert.equal(toCgroup2Path('system.slice:docker:abc'), '/system.slice/docker-abc.scope');
+    assert.equal(toCgroup2Path('/k8s.io/abc'), '/k8s.io/abc');
+  });
+
+  it('finds the cgroup v2 root at or below a folder, and names a folder with none', function () {
+    const mount = cgroup2();
+    if (mount === undefined) this.skip();
+    assert.equal(resolveCgroup2Root(mount), mount);
+    if (mount.endsWith('/unified')) assert.equal(resolveCgroup2Root(mount.slice(0, -8)), mount);
+    assert.throws(() => resolveCgroup2Root(tmpdir()), /is not a cgroup v2 mount/);
   });
 });

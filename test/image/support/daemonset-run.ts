@@ -28,6 +28,7 @@ const CONTAINERD_DEFAULT_CAPS = [
 
 interface Container {
   args: string[];
+  env?: { name: string; value?: string; valueFrom?: unknown }[];
   securityContext: {
     readOnlyRootFilesystem?: boolean;
     allowPrivilegeEscalation?: boolean;
@@ -47,6 +48,8 @@ interface PodSpec {
 /** What the DaemonSet's pod template asks for, read from the generated objects. */
 export interface EnforcerPodShape {
   args: string[];
+  /** The container's literal environment (`value` entries; `valueFrom` ones are the kubelet's to fill). */
+  env: Record<string, string>;
   hostPID: boolean;
   capabilities: string[];
   mounts: { hostPath: string | undefined; mountPath: string; readOnly: boolean; volume: string }[];
@@ -70,6 +73,9 @@ export function readEnforcerPodShape(): EnforcerPodShape {
   const sc = container.securityContext;
   return {
     args: container.args,
+    env: Object.fromEntries(
+      (container.env ?? []).flatMap((e) => (e.value === undefined ? [] : [[e.name, e.value] as const])),
+    ),
     hostPID: pod.hostPID === true,
     capabilities: sc.capabilities.add,
     mounts: container.volumeMounts.map((m) => ({
@@ -120,6 +126,7 @@ export function ctrRunArgs(
   if (shape.hostPID) options.push('--with-ns', `pid:${node.hostPidNamespace}`);
   if (shape.readOnlyRoot) options.push('--read-only');
   if (shape.seccompDefault) options.push('--seccomp');
+  for (const [name, value] of Object.entries(shape.env)) options.push('--env', `${name}=${value}`);
   const wanted = new Set(shape.capabilities.filter((c) => !node.ungrantable.includes(c)));
   for (const cap of CONTAINERD_DEFAULT_CAPS) if (!wanted.has(cap)) options.push('--cap-drop', `CAP_${cap}`);
   for (const cap of wanted) options.push('--cap-add', `CAP_${cap}`);

@@ -14,6 +14,7 @@ import {
   ENFORCER_UNIT_PATH,
   UNIT_CONFIG_PATH,
   parseExecStart,
+  readUnitEnvironment,
   readUnitSetting,
   renderEnforcerUnit,
 } from '../../../install/systemd/enforcer-unit.js';
@@ -81,6 +82,11 @@ describe('rtctl-enforcer.service', () => {
     assert.equal(readUnitSetting(unit, 'NoNewPrivileges'), 'yes');
     assert.equal(readUnitSetting(unit, 'KillMode'), 'process', 'a restart leaves the helper enforcing');
     assert.deepEqual(readUnitSetting(unit, 'CapabilityBoundingSet')?.split(' '), [...ENFORCER_CAPABILITIES]);
+    // The cgroup network plane is on: pins on the bpffs, host policies on the cgroup v2 root.
+    assert.deepEqual(readUnitEnvironment(unit), [
+      'RTCTL_NETWORK_PIN_DIR=/sys/fs/bpf/rtctl-net',
+      'RTCTL_NETWORK_HOST_CGROUP=/sys/fs/cgroup',
+    ]);
   });
 
   it('passes `systemd-analyze verify` (and a broken unit does not)', function () {

@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
   copyFileSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -29,8 +30,10 @@ import {
   ENFORCER_CAPABILITIES,
   PACKAGED_UNIT_PATH,
   parseExecStart,
+  readUnitEnvironment,
   readUnitSetting,
 } from '../../../install/systemd/enforcer-unit.js';
+import { resolveCgroup2Root } from '../../../enforcer/network/network-plane.js';
 import { hasCommand, isRoot, requirePrereqs } from '../../support/prereq.js';
 import { containerdPrereqs, startContainerd, type Containerd } from '../../enforcer/support/containerd.js';
 import { stopHelper } from '../../enforcer/support/enforcer-process.js';
@@ -43,6 +46,11 @@ import {
 } from './debian-rootfs.js';
 
 const NODE_LABEL = 'rtctl.test/systemd-mode';
+
+/** The host's cgroup v2 root (read only: the test looks, never attaches). */
+function cgroup2Root(): string {
+  return resolveCgroup2Root('/sys/fs/cgroup');
+}
 
 async function waitUntil(predicate: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
   const end = Date.now() + timeoutMs;
@@ -101,11 +109,18 @@ describe('systemd mode: the packaged enforcer started as its unit says (fanotify
       '',
     ].join('\n');
 
-  const chroot = (args: readonly string[]): { status: number | null; out: string } => {
-    const r = spawnSync('chroot', [root, 'env', '-i', 'PATH=/usr/sbin:/usr/bin:/sbin:/bin', ...args], {
-      encoding: 'utf8',
-      timeout: 300000,
-    });
+  const chroot = (
+    args: readonly string[],
+    env: readonly string[] = [],
+  ): { status: number | null; out: string } => {
+    const r = spawnSync(
+      'chroot',
+      [root, 'env', '-i', 'PATH=/usr/sbin:/usr/bin:/sbin:/bin', ...env, ...args],
+      {
+        encoding: 'utf8',
+        timeout: 300000,
+      },
+    );
     return { status: r.status, out: `${r.stdout}${r.stderr}` };
   };
 
@@ -126,7 +141,11 @@ describe('systemd mode: the packaged enforcer started as its unit says (fanotify
       .split(/\s+/)
       .map((c) => `+${c.toLowerCase().replace(/^cap_/, '')}`);
     const nnp = readUnitSetting(unit, 'NoNewPrivileges') === 'yes' ? ['--no-new-privs'] : [];
-    const environment = ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'LANG=C'];
+    const environment = [
+      'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+      'LANG=C',
+      ...readUnitEnvironment(unit),
+    ];
     stderr = '';
     const child = spawn(
       'chroot',
@@ -181,6 +200,7 @@ describe('systemd mode: the packaged enforcer started as its unit says (fanotify
       [hasCommand('dpkg-deb'), 'dpkg-deb'],
       [hasCommand('mmdebstrap'), 'mmdebstrap (apt-get install mmdebstrap)'],
       [hasCommand('strip'), 'strip (apt-get install binutils)'],
+      [hasCommand('bpftool'), 'bpftool (apt-get install bpftool)'],
     ]);
     const deb = packageUnderTest();
     root = unpackRootfs(debianRootfsTar([...DEPENDENCY_PACKAGES, 'containerd']));
@@ -192,6 +212,22 @@ describe('systemd mode: the packaged enforcer started as its unit says (fanotify
     // The kernel's view of processes for the helper (/proc/<pid>/root, exe, mountinfo).
     assert.equal(spawnSync('mount', ['-t', 'proc', 'proc', join(root, 'proc')]).status, 0);
     mounts.push(join(root, 'proc'));
+    // What systemd gives a host and the unit's network plane uses: a bpffs at /sys/fs/bpf (this test's own
+    // mount: the host's /sys/fs/bpf here is none) and the cgroup hierarchy at /sys/fs/cgroup (the host's,
+    // bound in; the plane attaches only to the test's container, the host policy has no network rule).
+    for (const d of ['sys/fs/bpf', 'sys/fs/cgroup', 'sys/kernel/btf'])
+      mkdirSync(join(root, d), { recursive: true });
+    // The kernel's BTF, which the network plane's loader relocates against (read-only).
+    assert.equal(
+      spawnSync('mount', ['--bind', '-o', 'ro', '/sys/kernel/btf', join(root, 'sys/kernel/btf')]).status,
+      0,
+    );
+    mounts.push(join(root, 'sys/kernel/btf'));
+    assert.equal(spawnSync('mount', ['-t', 'bpf', 'bpf', join(root, 'sys/fs/bpf')]).status, 0);
+    mounts.push(join(root, 'sys/fs/bpf'));
+    assert.equal(spawnSync('mount', ['--rbind', '/sys/fs/cgroup', join(root, 'sys/fs/cgroup')]).status, 0);
+    assert.equal(spawnSync('mount', ['--make-rslave', join(root, 'sys/fs/cgroup')]).status, 0);
+    mounts.push(join(root, 'sys/fs/cgroup'));
 
     // Test programs on the host's disk: a launcher (its children are the only least-permissive ones), an
     // allowed and an unlisted static program.
@@ -247,6 +283,20 @@ describe('systemd mode: the packaged enforcer started as its unit says (fanotify
         '    matchPaths:',
         '      - path: /bin/cat',
         '  action: Block',
+        '---',
+        'apiVersion: security.runtime.com/v1',
+        'kind: RuntimePolicy',
+        'metadata:',
+        '  name: plain-no-imds',
+        '  namespace: default',
+        'spec:',
+        '  selector:',
+        '    matchLabels:',
+        '      app: systemd-plain',
+        '  network:',
+        '    matchAddresses:',
+        '      - cidr: 169.254.169.254/32',
+        '  action: Block',
         '',
       ].join('\n'),
     );
@@ -259,15 +309,10 @@ describe('systemd mode: the packaged enforcer started as its unit says (fanotify
     await stopEnforcer();
     if (root !== '') {
       // As `rtctl uninstall --systemd` and the package's prerm do: release what the data plane keeps in force.
-      const released = chroot([
-        'rtctl',
-        'enforcer',
-        'stop',
-        '--data-plane',
-        'fanotify',
-        '--state-dir',
-        '/run/rtctl',
-      ]);
+      const released = chroot(
+        ['rtctl', 'enforcer', 'stop', '--data-plane', 'fanotify', '--state-dir', '/run/rtctl'],
+        readUnitEnvironment(unit),
+      );
       if (released.status !== 0) await stopHelper(join(root, 'run/rtctl/fanotify.sock'));
     }
     await cd?.stop();
@@ -350,6 +395,35 @@ describe('systemd mode: the packaged enforcer started as its unit says (fanotify
     assert.equal(alert.NamespaceName, 'default');
     assert.equal(alert.ContainerName, c);
     assert.equal(alert.Action, 'Block');
+  });
+
+  it("network rules are enforced as the unit's environment sets the plane up: a connect to the metadata address in the container fails with EPERM and is reported", async () => {
+    const c = `sd-plain-${id}`;
+    const env = readUnitEnvironment(unit);
+    assert.ok(env.includes('RTCTL_NETWORK_PIN_DIR=/sys/fs/bpf/rtctl-net'), env.join(' '));
+    // The container's own network namespace (only lo): never the host's metadata address.
+    let nc: { code: number; stdout: string; stderr: string } | undefined;
+    assert.ok(
+      await waitUntil(async () => {
+        nc = await cd?.exec(c, ['/bin/busybox', 'nc', '-w', '2', '169.254.169.254', '80']);
+        return /Operation not permitted/.test(`${nc?.stderr ?? ''}${nc?.stdout ?? ''}`);
+      }, 60000),
+      `never denied: ${JSON.stringify(nc)}\n${stderr.slice(-3000)}`,
+    );
+    let alert: AlertRecord | undefined;
+    await waitUntil(async () => {
+      alert = (await alerts()).find((a) => a.PolicyName === 'plain-no-imds' && a.ContainerID === c);
+      return alert !== undefined;
+    }, 15000);
+    assert.ok(alert);
+    assert.equal(alert.Operation, 'Network');
+    assert.equal(alert.Enforcer, 'CgroupBPF');
+    assert.equal(alert.Resource, '169.254.169.254:80');
+    assert.equal(alert.Action, 'Block');
+    // Pinned on the bpffs the unit names; nothing of ours on the host's root cgroup.
+    assert.ok(existsSync(join(root, 'sys/fs/bpf/rtctl-net/prog_rtn_connect4')));
+    const show = spawnSync('bpftool', ['cgroup', 'show', cgroup2Root()], { encoding: 'utf8' });
+    assert.doesNotMatch(show.stdout, /rtn_/, show.stdout);
   });
 
   it('audit mode (host: audit): the unlisted binary runs and is reported with a DefaultPosture Audit alert', async () => {

@@ -1,0 +1,28 @@
+// RT3025: `pts: false`. The reference blocks only processes with a terminal when a rule names `pts`, whatever
+// its value, so lowering reads `pts: false` as `pts: true` (a rule on processes with a terminal); the warning
+// says so, and how to write a rule for every process (leave `pts` out).
+import { Code } from '../../diagnostics/codes/code.js';
+import type { Finding } from '../../diagnostics/finding.js';
+import { isRecord } from '../../model/json-value.js';
+import type { DocumentRule } from './document-rules.js';
+
+/** Warns about every rule of any list that says `pts: false`. */
+export const checkPtsFalse: DocumentRule = (p) => {
+  const out: Finding[] = [];
+  for (const [sectionName, section] of Object.entries(p.spec)) {
+    if (!isRecord(section)) continue;
+    for (const [listName, list] of Object.entries(section)) {
+      if (!Array.isArray(list)) continue;
+      list.forEach((rule: unknown, i) => {
+        if (!isRecord(rule) || rule['pts'] !== false) return;
+        out.push({
+          code: Code.ptsFalse,
+          severity: 'warning',
+          pointer: `/spec/${sectionName}/${listName}/${i}/pts`,
+          message: `spec.${sectionName}.${listName}[${i}].pts: false is read as the reference reads it: the rule applies only to processes with a terminal (as pts: true). Remove pts to apply it to every process`,
+        });
+      });
+    }
+  }
+  return out;
+};
