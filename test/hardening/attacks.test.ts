@@ -8,34 +8,24 @@
 // and one container serve every case.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildCatalog, policyForApply, type BundlePolicy } from '../../compiler/bundles/catalog.js';
 import { readBundleSources } from '../../compiler/bundles/load.js';
 import { toYaml } from '../../compiler/emit/yaml-text.js';
 import type { AlertRecord } from '../../enforcer/alerts/alert-record.js';
-import { hasCommand, requirePrereqs } from '../support/prereq.js';
 import { REPO_ROOT } from '../support/paths.js';
-import { containerdPrereqs, startContainerd, type Containerd } from '../enforcer/support/containerd.js';
+import type { Containerd } from '../enforcer/support/containerd.js';
 import {
   fetchAlerts,
   readLogs,
-  startEnforcer,
-  stopHelper,
   waitForAlert,
   waitForStatus,
   type EnforcerProcess,
 } from '../enforcer/support/enforcer-process.js';
-import {
-  execIn,
-  ensureDebianImageTar,
-  importDebianImage,
-  removeDebianContainer,
-  runDebianContainer,
-} from './support/debian-image.js';
-import { ensureRootfs } from './support/rootfs.js';
+import { execIn } from './support/debian-image.js';
+import { startDebianEnv, type DebianEnv } from './support/debian-env.js';
 
 const runFile = promisify(execFile);
 const NS = 'hard-attack';
@@ -143,7 +133,7 @@ const POD_ATTACKS: readonly Attack[] = [
   block('cis-protect-account-files', append('/etc/passwd'), '/etc/passwd'),
   block('cis-protect-cron', append('/etc/cron.d/rtctl-job'), '/etc/cron.d/rtctl-job'),
   block('cis-protect-sshd-config', append('/etc/ssh/sshd_config'), '/etc/ssh/sshd_config'),
-  block('cis-protect-sudoers', append('/etc/sudoers.d/rtctl'), '/etc/sudoers.d/rtctl'),
+  block('stig-protect-sudoers', append('/etc/sudoers.d/rtctl'), '/etc/sudoers.d/rtctl'),
   block('cis-protect-pam', append('/etc/pam.d/common-auth'), '/etc/pam.d/common-auth'),
   block(
     'cis-protect-kernel-module-config',
@@ -338,11 +328,11 @@ const HOST_ATTACKS: readonly HostAttack[] = [
 
 describe('hardening attacks on real containers (Debian rootfs, containerd, runc, fanotify)', function () {
   this.timeout(120000);
+  let env: DebianEnv | undefined;
   let cd: Containerd | undefined;
   let enforcer: EnforcerProcess | undefined;
   let work = '';
   let policyDir = '';
-  let stateDir = '';
   const catalog = buildCatalog(readBundleSources(join(REPO_ROOT, 'policies', 'hardening')));
   // allow/ holds the services' example Allow policies (services.test.ts). imds/ guards the instance metadata
   // address with a network rule the fanotify plane does not enforce, and its attack (a connection to
@@ -359,14 +349,10 @@ describe('hardening attacks on real containers (Debian rootfs, containerd, runc,
   before(async function () {
     // The root file system build downloads packages on a cold cache (minutes); later runs reuse it.
     this.timeout(30 * 60 * 1000);
-    requirePrereqs(this, [...containerdPrereqs(), [hasCommand('mmdebstrap'), 'mmdebstrap not installed']]);
-    const rootfs = await ensureRootfs();
-    const imageTar = await ensureDebianImageTar(rootfs);
-    work = mkdtempSync(join(tmpdir(), 'rtctl-hardening-'));
-    policyDir = join(work, 'policies');
-    stateDir = join(work, 'state');
-    mkdirSync(policyDir);
-    mkdirSync(stateDir);
+    env = await startDebianEnv(this, 'rtctl-hardening-');
+    cd = env.cd;
+    work = env.work;
+    policyDir = env.policyDir;
     const sa = join(work, 'serviceaccount');
     mkdirSync(sa);
     writeFileSync(join(sa, 'token'), 'eyJhbGciOiJSUzI1NiJ9.hardening-test-token\n');
@@ -375,9 +361,7 @@ describe('hardening attacks on real containers (Debian rootfs, containerd, runc,
     writeFileSync(join(runtimeState, 'config.json'), '{"ociVersion":"1.0.2"}\n');
     const pgdata = join(work, 'pgdata');
     mkdirSync(pgdata);
-    cd = await startContainerd();
-    await importDebianImage(cd, imageTar);
-    await runDebianContainer(cd, {
+    await env.run({
       id: CONTAINER,
       pod: 'attack-0',
       namespace: NS,
@@ -406,25 +390,13 @@ describe('hardening attacks on real containers (Debian rootfs, containerd, runc,
     }
     assert.ok(ready, 'postgresql accepts connections');
     writePolicies(podPolicies, NS);
-    enforcer = await startEnforcer([
-      '--policy-dir',
-      policyDir,
-      '--data-plane',
-      'fanotify',
+    enforcer = await env.startEnforcer([
       '--node-name',
       'hardening-node',
       '--cluster-name',
       'hardening',
       '--node-label',
       'kubernetes.io/os=linux',
-      '--containerd-socket',
-      cd.socket,
-      '--state-dir',
-      stateDir,
-      '--alert-log',
-      join(work, 'alerts.jsonl'),
-      '--poll-ms',
-      '200',
     ]);
     await waitForStatus(
       enforcer.url,
@@ -435,11 +407,7 @@ describe('hardening attacks on real containers (Debian rootfs, containerd, runc,
 
   after(async function () {
     this.timeout(120000);
-    await enforcer?.kill('SIGTERM');
-    if (stateDir) await stopHelper(join(stateDir, 'fanotify.sock'));
-    if (cd) await removeDebianContainer(cd, CONTAINER);
-    await cd?.stop();
-    if (work) rmSync(work, { recursive: true, force: true });
+    await env?.stop();
   });
 
   it('has one attack for every pod policy of the bundles', () => {
