@@ -19,7 +19,7 @@ import {
   waitForAlert,
   type EnforcerProcess,
 } from '../enforcer/support/enforcer-process.js';
-import { debianImageName, execIn } from './support/debian-image.js';
+import { debianImageName, execIn, resolveUser } from './support/debian-image.js';
 import { startDebianEnv, type DebianEnv } from './support/debian-env.js';
 
 const NODE = 'peer-node';
@@ -819,6 +819,39 @@ const SCENARIOS: Scenario[] = [
         stdout: /^helloworld$/m,
         alert: null,
       },
+      {
+        title: 'after execs as another user, a folder of the image is still copied up on a create, no alert',
+        where: 'web',
+        argv: bash(
+          'mkdir /usr/share/doc/bash/rtctl-peer && touch /usr/share/doc/bash/rtctl-peer/f && echo created',
+        ),
+        exit: 0,
+        stdout: /^created$/m,
+        alert: null,
+      },
+    ],
+  },
+  {
+    title: 'Block the creation of a file',
+    peer: 'fanotify: the open is asked after O_CREAT made the file',
+    policies: [pod('block-new-file', NS_A, { app: 'db' }, 'Block', filePaths('/data/denied-new.txt'))],
+    steps: [
+      {
+        title: 'a redirection that creates it: EPERM, Block alert',
+        where: 'db',
+        argv: bash('echo x > /data/denied-new.txt'),
+        exit: 1,
+        stderr: /denied-new\.txt: Operation not permitted/,
+        alert: blockAlert('block-new-file', 'File', '/data/denied-new.txt'),
+      },
+      {
+        title: 'the file was created and left empty (stat opens nothing: no alert)',
+        where: 'db',
+        argv: ['stat', '-c', '%s', '/data/denied-new.txt'],
+        exit: 0,
+        stdout: /^0$/m,
+        alert: null,
+      },
     ],
   },
   {
@@ -1077,6 +1110,8 @@ describe('peer scenarios with real binaries (Debian containers, containerd, runc
       });
       const setup = await execIn(env.cd, c.id, ['bash', '-c', SETUP]);
       assert.equal(setup.code, 0, setup.stderr);
+      // Looked up now, so that the lookup's exec of id is not part of any step.
+      await resolveUser(env.cd, c.id, 'user1');
     }
     mkdirSync(HOST_WORK, { recursive: true });
     writeFileSync(join(HOST_WORK, 'secret'), 'host secret\n');
