@@ -2,6 +2,7 @@
 // containerd, containers run from it, and `rtctl enforcer run` with the fanotify data plane over a policy
 // directory the suite writes. Used by the attack, service and peer-scenario suites, so each of them starts
 // and stops the same way.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +43,11 @@ export interface DebianEnv {
   url(): string;
   /** Runs a pod container of the Debian image (removed by stop). */
   run(spec: DebianContainerSpec): Promise<void>;
+  /**
+   * Mounts a bpffs below work (unmounted by stop) and returns a directory on it for RTCTL_NETWORK_PIN_DIR: the
+   * cgroup network plane then attaches to the containers' cgroups, which this run's containerd created.
+   */
+  mountBpffs(): string;
   /** Starts `rtctl enforcer run` (fanotify) over policyDir; extra flags are appended. */
   startEnforcer(extraFlags?: readonly string[], env?: Record<string, string>): Promise<EnforcerProcess>;
   /**
@@ -75,6 +81,7 @@ export async function startDebianEnv(ctx: Context, prefix: string): Promise<Debi
     throw err;
   }
   const containers: string[] = [];
+  let bpffs = '';
   const env: DebianEnv = {
     cd,
     work,
@@ -85,6 +92,14 @@ export async function startDebianEnv(ctx: Context, prefix: string): Promise<Debi
     async run(spec) {
       containers.push(spec.id);
       await runDebianContainer(cd, spec);
+    },
+    mountBpffs() {
+      if (bpffs === '') {
+        bpffs = join(work, 'bpffs');
+        mkdirSync(bpffs);
+        execFileSync('mount', ['-t', 'bpf', 'bpf', bpffs]);
+      }
+      return join(bpffs, 'net');
     },
     async startEnforcer(extraFlags = [], extraEnv = {}) {
       const flags = [
@@ -129,6 +144,7 @@ export async function startDebianEnv(ctx: Context, prefix: string): Promise<Debi
       await stopHelper(join(stateDir, 'fanotify.sock'));
       for (const id of containers) await removeDebianContainer(cd, id).catch(() => undefined);
       await cd.stop();
+      if (bpffs !== '') execFileSync('umount', [bpffs]);
       rmSync(work, { recursive: true, force: true });
     },
   };
