@@ -43,6 +43,7 @@ import {
   ensureDebianImageTar,
   importDebianImage,
   removeDebianContainer,
+  resolveUser,
   runDebianContainer,
 } from './support/debian-image.js';
 import { ensureRootfs } from './support/rootfs.js';
@@ -373,6 +374,8 @@ chmod 755 /usr/local/bin/entrypoint.sh`,
         ],
       },
     );
+    // Users are looked up (an exec of id) before enforcement, so that no profile sees the lookup.
+    for (const svc of services) if (svc.user !== undefined) await resolveUser(cd, svc.container, svc.user);
     enforcer = await startEnforcer([
       '--policy-dir',
       policyDir,
