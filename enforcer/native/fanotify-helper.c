@@ -729,6 +729,13 @@ static void maybe_ignore(int fd, const struct workload *w, int cls, const struct
   if (ignore_flags == 0 || sx->stx_nlink != 1 || !S_ISREG(sx->stx_mode)) return;
   uint32_t event = cls == RT_CLASS_PROCESS ? FAN_OPEN_EXEC_PERM : FAN_OPEN_PERM;
   if (!rt_ignorable(&cur->table, w->set, w->allow_mask, w->scoped_mask, cls, path)) return;
+  /* An exec's own open (FAN_OPEN_PERM) is told from a plain open only by the exec event just before it
+   * (pending_exec); with the exec event silenced it would be decided as a File open, and denied where the
+   * File class is least-permissive. So the exec event is silenced only where that File answer is also
+   * unconditional. */
+  if (cls == RT_CLASS_PROCESS && (w->mask & FAN_OPEN_PERM) &&
+      !rt_ignorable(&cur->table, w->set, w->allow_mask, w->scoped_mask, RT_CLASS_FILE, path))
+    return;
   if (!only_marked_reach((int)sx->stx_mnt_id, makedev(sx->stx_dev_major, sx->stx_dev_minor), event)) return;
   if (fanotify_mark(fan_fd, FAN_MARK_ADD | ignore_flags, event, fd, NULL) == 0) {
     n_ignore_marks++;

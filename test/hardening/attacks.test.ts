@@ -8,34 +8,24 @@
 // and one container serve every case.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildCatalog, policyForApply, type BundlePolicy } from '../../compiler/bundles/catalog.js';
 import { readBundleSources } from '../../compiler/bundles/load.js';
 import { toYaml } from '../../compiler/emit/yaml-text.js';
 import type { AlertRecord } from '../../enforcer/alerts/alert-record.js';
-import { hasCommand, requirePrereqs } from '../support/prereq.js';
 import { REPO_ROOT } from '../support/paths.js';
-import { containerdPrereqs, startContainerd, type Containerd } from '../enforcer/support/containerd.js';
+import type { Containerd } from '../enforcer/support/containerd.js';
 import {
   fetchAlerts,
   readLogs,
-  startEnforcer,
-  stopHelper,
   waitForAlert,
   waitForStatus,
   type EnforcerProcess,
 } from '../enforcer/support/enforcer-process.js';
-import {
-  execIn,
-  ensureDebianImageTar,
-  importDebianImage,
-  removeDebianContainer,
-  runDebianContainer,
-} from './support/debian-image.js';
-import { ensureRootfs } from './support/rootfs.js';
+import { execIn } from './support/debian-image.js';
+import { startDebianEnv, type DebianEnv } from './support/debian-env.js';
 
 const runFile = promisify(execFile);
 const NS = 'hard-attack';
@@ -89,12 +79,6 @@ echo 'ls -la' > /root/.bash_history
 echo evidence > /tmp/rtctl-evidence
 printf 'int main(void) { return 0; }\\n' > /tmp/rtctl-x.c
 touch /var/log/wtmp
-# Copy every attacked image folder up into the container's writable layer first: on this kernel, creating a
-# file in a folder that exists only in the image layer fails with ENOENT once the enforcer marks the mount.
-for d in /usr/bin /etc/modprobe.d /etc/apt/sources.list.d /etc/pam.d /etc/ssh /etc/profile.d /etc/systemd/system \
-  /var/www/html /etc /var/log /root/.ssh /usr/local/share/ca-certificates /etc/cron.d /etc/sudoers.d; do
-  touch "$d/.rtctl-copy-up" && rm "$d/.rtctl-copy-up"
-done
 cp -a /var/lib/postgresql/15/main/. /pgdata/ && chown -R postgres:postgres /pgdata && chmod 700 /pgdata
 `;
 
@@ -143,7 +127,7 @@ const POD_ATTACKS: readonly Attack[] = [
   block('cis-protect-account-files', append('/etc/passwd'), '/etc/passwd'),
   block('cis-protect-cron', append('/etc/cron.d/rtctl-job'), '/etc/cron.d/rtctl-job'),
   block('cis-protect-sshd-config', append('/etc/ssh/sshd_config'), '/etc/ssh/sshd_config'),
-  block('cis-protect-sudoers', append('/etc/sudoers.d/rtctl'), '/etc/sudoers.d/rtctl'),
+  block('stig-protect-sudoers', append('/etc/sudoers.d/rtctl'), '/etc/sudoers.d/rtctl'),
   block('cis-protect-pam', append('/etc/pam.d/common-auth'), '/etc/pam.d/common-auth'),
   block(
     'cis-protect-kernel-module-config',
@@ -338,11 +322,11 @@ const HOST_ATTACKS: readonly HostAttack[] = [
 
 describe('hardening attacks on real containers (Debian rootfs, containerd, runc, fanotify)', function () {
   this.timeout(120000);
+  let env: DebianEnv | undefined;
   let cd: Containerd | undefined;
   let enforcer: EnforcerProcess | undefined;
   let work = '';
   let policyDir = '';
-  let stateDir = '';
   const catalog = buildCatalog(readBundleSources(join(REPO_ROOT, 'policies', 'hardening')));
   // allow/ holds the services' example Allow policies (services.test.ts). imds/ guards the instance metadata
   // address with a network rule the fanotify plane does not enforce, and its attack (a connection to
@@ -359,14 +343,10 @@ describe('hardening attacks on real containers (Debian rootfs, containerd, runc,
   before(async function () {
     // The root file system build downloads packages on a cold cache (minutes); later runs reuse it.
     this.timeout(30 * 60 * 1000);
-    requirePrereqs(this, [...containerdPrereqs(), [hasCommand('mmdebstrap'), 'mmdebstrap not installed']]);
-    const rootfs = await ensureRootfs();
-    const imageTar = await ensureDebianImageTar(rootfs);
-    work = mkdtempSync(join(tmpdir(), 'rtctl-hardening-'));
-    policyDir = join(work, 'policies');
-    stateDir = join(work, 'state');
-    mkdirSync(policyDir);
-    mkdirSync(stateDir);
+    env = await startDebianEnv(this, 'rtctl-hardening-');
+    cd = env.cd;
+    work = env.work;
+    policyDir = env.policyDir;
     const sa = join(work, 'serviceaccount');
     mkdirSync(sa);
     writeFileSync(join(sa, 'token'), 'eyJhbGciOiJSUzI1NiJ9.hardening-test-token\n');
@@ -375,9 +355,7 @@ describe('hardening attacks on real containers (Debian rootfs, containerd, runc,
     writeFileSync(join(runtimeState, 'config.json'), '{"ociVersion":"1.0.2"}\n');
     const pgdata = join(work, 'pgdata');
     mkdirSync(pgdata);
-    cd = await startContainerd();
-    await importDebianImage(cd, imageTar);
-    await runDebianContainer(cd, {
+    await env.run({
       id: CONTAINER,
       pod: 'attack-0',
       namespace: NS,
@@ -386,8 +364,7 @@ describe('hardening attacks on real containers (Debian rootfs, containerd, runc,
       mounts: [
         { source: sa, destination: '/run/secrets/kubernetes.io/serviceaccount' },
         { source: join(work, 'containerd-state'), destination: '/run/containerd' },
-        // PostgreSQL's data on a bind mount: files created by a non-root user in the overlay root file system
-        // of this harness fail with ENOENT on this kernel, so the database writes to a plain directory.
+        // PostgreSQL's data in a plain directory of the test's, bind-mounted.
         { source: pgdata, destination: '/pgdata', readOnly: false },
       ],
     });
@@ -406,26 +383,19 @@ describe('hardening attacks on real containers (Debian rootfs, containerd, runc,
     }
     assert.ok(ready, 'postgresql accepts connections');
     writePolicies(podPolicies, NS);
-    enforcer = await startEnforcer([
-      '--policy-dir',
-      policyDir,
-      '--data-plane',
-      'fanotify',
-      '--node-name',
-      'hardening-node',
-      '--cluster-name',
-      'hardening',
-      '--node-label',
-      'kubernetes.io/os=linux',
-      '--containerd-socket',
-      cd.socket,
-      '--state-dir',
-      stateDir,
-      '--alert-log',
-      join(work, 'alerts.jsonl'),
-      '--poll-ms',
-      '200',
-    ]);
+    // The cgroup network plane too (a bpffs this run mounts): the miner policy's pool-port rules.
+    const pinDir = env.mountBpffs();
+    enforcer = await env.startEnforcer(
+      [
+        '--node-name',
+        'hardening-node',
+        '--cluster-name',
+        'hardening',
+        '--node-label',
+        'kubernetes.io/os=linux',
+      ],
+      { RTCTL_NETWORK_PIN_DIR: pinDir },
+    );
     await waitForStatus(
       enforcer.url,
       (s) => s.workloads.some((w) => w.namespace === NS && w.policies.length === podPolicies.length),
@@ -435,11 +405,7 @@ describe('hardening attacks on real containers (Debian rootfs, containerd, runc,
 
   after(async function () {
     this.timeout(120000);
-    await enforcer?.kill('SIGTERM');
-    if (stateDir) await stopHelper(join(stateDir, 'fanotify.sock'));
-    if (cd) await removeDebianContainer(cd, CONTAINER);
-    await cd?.stop();
-    if (work) rmSync(work, { recursive: true, force: true });
+    await env?.stop();
   });
 
   it('has one attack for every pod policy of the bundles', () => {
@@ -489,6 +455,73 @@ describe('hardening attacks on real containers (Debian rootfs, containerd, runc,
       assert.equal(alert.PodName, 'attack-0');
     });
   }
+
+  describe('mining pool ports (cgroup network plane, in the container network namespace)', () => {
+    // psql is a real TCP client no bundle blocks; nothing listens on these ports in the container's namespace,
+    // so a connect the hook lets through is refused by the kernel (ECONNREFUSED), and one it denies fails with
+    // EPERM before it leaves the socket.
+    const connect = (
+      host: string,
+      port: number,
+    ): Promise<{ code: number; stdout: string; stderr: string }> => {
+      if (!cd) throw new Error('containerd not started');
+      return execIn(cd, CONTAINER, [
+        `${PG}/psql`,
+        `postgresql://postgres@${host.includes(':') ? `[${host}]` : host}:${port}/postgres?connect_timeout=5`,
+        '-c',
+        'select 1',
+      ]);
+    };
+    const poolAlert = (resource: string) => (x: AlertRecord) =>
+      x.PolicyName === 'mitre-block-crypto-miners' &&
+      x.Operation === 'Network' &&
+      x.Action === 'Block' &&
+      x.Resource === resource;
+
+    for (const [host, port, resource] of [
+      ['127.0.0.1', 3333, '127.0.0.1:3333'],
+      ['::1', 14444, '[::1]:14444'],
+    ] as const) {
+      it(`mitre-block-crypto-miners: a connect to ${resource} (a Stratum port) → EPERM and a Block alert`, async function () {
+        this.timeout(60000);
+        const r = await connect(host, port);
+        assert.notEqual(r.code, 0);
+        assert.match(r.stderr, /Operation not permitted/, JSON.stringify(r));
+        const url = enforcer?.url ?? '';
+        await waitForAlert(url, poolAlert(resource), 15000);
+        const a = readLogs(url, ['-n', NS, '--operation', 'Network']).find(poolAlert(resource));
+        assert.ok(a, `rtctl logs -n ${NS} shows the Block alert on ${resource}`);
+        assert.equal(a.PodName, 'attack-0');
+        assert.equal(
+          a.Data,
+          `syscall=SYS_CONNECT family=AF_INET${host.includes(':') ? '6' : ''} protocol=tcp address=${host} port=${port}`,
+        );
+        assert.match(a.ProcessName, /psql$/);
+      });
+    }
+
+    it('a connect to a port off the list gets past the hook: refused by the kernel, no alert', async function () {
+      this.timeout(60000);
+      const r = await connect('127.0.0.1', 3332);
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /Connection refused/, JSON.stringify(r));
+      assert.doesNotMatch(r.stderr, /Operation not permitted/);
+      // Barrier: a denied connect after it; the plane reports in order, so once that alert is in, an alert
+      // on port 3332 would be too.
+      const before = (await fetchAlerts(enforcer?.url ?? '')).filter(poolAlert('127.0.0.1:3333')).length;
+      await connect('127.0.0.1', 3333);
+      const end = Date.now() + 15000;
+      while ((await fetchAlerts(enforcer?.url ?? '')).filter(poolAlert('127.0.0.1:3333')).length <= before) {
+        assert.ok(Date.now() < end, 'the barrier alert arrives');
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      const logs = readLogs(enforcer?.url ?? '', ['-n', NS, '--operation', 'Network']);
+      assert.deepEqual(
+        logs.filter((x) => x.Resource.endsWith(':3332')).map((x) => `${x.PolicyName} ${x.Resource}`),
+        [],
+      );
+    });
+  });
 
   describe('node policies (host processes)', function () {
     const created: string[] = [];

@@ -133,7 +133,8 @@ describe('hardening bundles (catalogue, profiles, coverage)', function () {
     assert.equal(show.code, 0);
     assert.match(show.stdout, /MITRE: +T1496/);
     assert.match(show.stdout, /attack: +Dropping and running xmrig/);
-    assert.match(show.stdout, /may break: +Nothing legitimate/);
+    assert.match(show.stdout, /actions: +Block on Network, Process/);
+    assert.match(show.stdout, /may break: +Clients of services that listen on one of the pool ports/);
     const missing = await rtctl('bundles', 'show', 'no-such-policy');
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /no policy named "no-such-policy"/);

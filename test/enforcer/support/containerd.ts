@@ -110,6 +110,15 @@ export interface Containerd {
   stop(): Promise<void>;
 }
 
+/** Mount points at or below a folder, in mount order (from /proc/self/mountinfo; octal escapes decoded). */
+export function mountsBelow(dir: string): string[] {
+  return readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((l) => l.split(' ')[4] ?? '')
+    .map((m) => m.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))))
+    .filter((m) => m === dir || m.startsWith(`${dir}/`));
+}
+
 function sha256(data: Buffer | string): string {
   return createHash('sha256').update(data).digest('hex');
 }
@@ -336,24 +345,45 @@ export async function startContainerd(
       return ctrOf(id, ['tasks', 'exec', '--exec-id', execId, id, ...argv]);
     },
     async removeContainer(id) {
-      await ctrOf(id, ['tasks', 'kill', '-s', 'SIGKILL', id]);
-      for (let i = 0; i < 50; i++) {
-        if ((await ctrOf(id, ['tasks', 'delete', id])).code === 0) break;
-        await sleep(100);
+      // Every process of the task, not only its first one: `ctr tasks exec` processes keep the task (and so
+      // its root file system mount) alive past the first process's death while they run.
+      await ctrOf(id, ['tasks', 'kill', '-a', '-s', 'SIGKILL', id]);
+      let deleted = false;
+      let last: ExecResult | undefined;
+      const end = Date.now() + 20000;
+      while (!deleted && Date.now() < end) {
+        last = await ctrOf(id, ['tasks', 'delete', id]);
+        deleted = last.code === 0 || /not found/.test(last.stderr);
+        if (!deleted) await sleep(100);
       }
-      await ctrOf(id, ['containers', 'delete', id]);
+      // The shim still holds the task: make it let go (it kills what remains and unmounts the root file system).
+      if (!deleted) last = await ctrOf(id, ['tasks', 'delete', '--force', id]);
+      const c = await ctrOf(id, ['containers', 'delete', id]);
       containers.delete(id);
       namespaceOf.delete(id);
+      if (c.code !== 0 && !/not found/.test(c.stderr))
+        throw new Error(
+          `removing container ${id}: ${c.stderr.trim()} (task delete: ${last?.stderr.trim() ?? ''})`,
+        );
     },
     async stop() {
-      for (const id of [...containers]) await api.removeContainer(id);
+      const errors: string[] = [];
+      for (const id of [...containers])
+        await api.removeContainer(id).catch((err: unknown) => errors.push(String(err)));
       daemon.kill('SIGTERM');
       await new Promise((r) => {
         if (daemon.exitCode !== null) r(undefined);
         else daemon.once('exit', r);
       });
-      // Snapshot mounts are gone with their containers; the temp dir can go.
+      // Whatever is still mounted below the folder (a snapshot or task root a failed removal left behind) is
+      // detached before the folder goes, so nothing leaks into the host's mount table.
+      const left = mountsBelow(dir);
+      for (const m of left.reverse()) await run('umount', ['-l', m]).catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
+      if (errors.length > 0 || left.length > 0)
+        throw new Error(
+          `containerd stop: ${[...errors, ...left.map((m) => `left mounted (now detached): ${m}`)].join('; ')}`,
+        );
     },
   };
   return api;

@@ -137,8 +137,34 @@ export async function runDebianContainer(cd: Containerd, spec: DebianContainerSp
 
 let execCounter = 0;
 
+/** uid:gid of a user name, per container (see resolveUser). */
+const userIds = new Map<string, string>();
+
+/**
+ * The numeric uid:gid of a user of the container's image, looked up once with `id` run in the container and
+ * then cached. `ctr tasks exec --user <name>` must not be used: to look a name up, containerd mounts the
+ * container's snapshot a second time with the same overlay upper and work directories, which leaves the
+ * running container's overlay unable to copy a directory up (every later create in a folder of the image fails
+ * with ENOENT; the kernel warns "upperdir is in-use"). A numeric uid:gid needs no lookup. Call it before
+ * enforcement starts when the lookup's exec of `id` must not show in a test's alerts.
+ */
+export async function resolveUser(cd: Containerd, id: string, name: string): Promise<string> {
+  if (/^\d+:\d+$/.test(name)) return name;
+  const key = `${id}\0${name}`;
+  const known = userIds.get(key);
+  if (known !== undefined) return known;
+  const [u, g] = await Promise.all([
+    execIn(cd, id, ['/usr/bin/id', '-u', name]),
+    execIn(cd, id, ['/usr/bin/id', '-g', name]),
+  ]);
+  if (u.code !== 0 || g.code !== 0) throw new Error(`no user ${name} in ${id}: ${u.stderr}${g.stderr}`);
+  const ids = `${u.stdout.trim()}:${g.stdout.trim()}`;
+  userIds.set(key, ids);
+  return ids;
+}
+
 /** Runs a command in a container and waits for it (or, with detach, only for its start). */
-export function execIn(
+export async function execIn(
   cd: Containerd,
   id: string,
   argv: readonly string[],
@@ -146,7 +172,7 @@ export function execIn(
 ): Promise<ExecResult> {
   const execId = `h${process.pid.toString(36)}-${(execCounter++).toString(36)}`;
   const args = ['tasks', 'exec', '--exec-id', execId];
-  if (options.user !== undefined) args.push('--user', options.user);
+  if (options.user !== undefined) args.push('--user', await resolveUser(cd, id, options.user));
   if (options.detach === true) args.push('--detach');
   return cd.ctr([...args, id, ...argv]);
 }
