@@ -139,11 +139,15 @@ function withSyscallPlane(plane: DataPlane, stateDir: string, logger: Logger): D
       form.startsWith('syscalls.') || form === 'presets.filelessExec' ? SYSCALL_PLANE_OFF : undefined,
     );
   }
+  // RTCTL_SYSCALL_CGROUP_ROOT: where the host's cgroup hierarchy is seen (the DaemonSet's hostPath of
+  // /sys/fs/cgroup); unset: the cgroup2 mount of mountinfo.
+  const cgroupRoot = process.env['RTCTL_SYSCALL_CGROUP_ROOT'];
   const syscalls = new SyscallPlane({
     loaderPath: requireArtifact(NativeArtifact.syscallLoader, 'syscall'),
     objectPath: requireArtifact(NativeArtifact.syscallObject, 'syscall'),
     pinDir,
     stateDir,
+    ...(cgroupRoot === undefined || cgroupRoot === '' ? {} : { cgroupRoot }),
   });
   // The composite keeps what the wrapped plane says it has off (the network part, for one).
   const off = plane.unavailableForms;

@@ -17,11 +17,17 @@ export const ENFORCER_CAPABILITIES: readonly CapabilityNeed[] = [
     reason:
       'fanotify_init with permission classes and FAN_MARK_FILESYSTEM; BPF-LSM attach and the bpffs pins on kernels that gate them on it',
   },
-  { capability: 'BPF', planes: ['bpf-lsm'], reason: 'bpf(): load the LSM programs, create and update maps' },
+  {
+    capability: 'BPF',
+    planes: ['all'],
+    reason:
+      'bpf(): load the LSM programs, the cgroup network programs and the system call tracepoints; create and update maps',
+  },
   {
     capability: 'PERFMON',
-    planes: ['bpf-lsm'],
-    reason: 'tracing-class programs (BPF_PROG_TYPE_LSM) and their helpers need it beside CAP_BPF',
+    planes: ['all'],
+    reason:
+      'tracing-class programs (BPF_PROG_TYPE_LSM, the BTF tracepoints of the system call plane) and their helpers need it beside CAP_BPF',
   },
   {
     capability: 'SYS_RESOURCE',
@@ -46,6 +52,9 @@ export const HOST_CGROUP_MOUNT = '/host/sys/fs/cgroup';
 /** Where the network plane pins (a folder of the bpffs mount). */
 export const NETWORK_PIN_DIR = '/sys/fs/bpf/rtctl-net';
 
+/** Where the system call plane pins (a folder of the bpffs mount). */
+export const SYSCALL_PIN_DIR = '/sys/fs/bpf/rtctl-sys';
+
 /**
  * The environment that turns the cgroup network plane on (enforcer/data-planes.ts): its pin folder, the
  * cgroup hierarchy containers are found in, and the cgroup host policies attach to (the hierarchy's root).
@@ -55,6 +64,17 @@ export function networkPlaneEnvironment(cgroupRoot: string): { name: string; val
     { name: 'RTCTL_NETWORK_PIN_DIR', value: NETWORK_PIN_DIR },
     { name: 'RTCTL_NETWORK_CGROUP_ROOT', value: cgroupRoot },
     { name: 'RTCTL_NETWORK_HOST_CGROUP', value: cgroupRoot },
+  ];
+}
+
+/**
+ * The environment that turns the system call plane on (enforcer/data-planes.ts, enforcer/syscalls/): its pin
+ * folder and the cgroup hierarchy containers are found in (their cgroup ids key its workload map).
+ */
+export function syscallPlaneEnvironment(cgroupRoot: string): { name: string; value: string }[] {
+  return [
+    { name: 'RTCTL_SYSCALL_PIN_DIR', value: SYSCALL_PIN_DIR },
+    { name: 'RTCTL_SYSCALL_CGROUP_ROOT', value: cgroupRoot },
   ];
 }
 

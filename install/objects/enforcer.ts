@@ -8,6 +8,7 @@ import {
   ENFORCER_MOUNTS,
   HOST_CGROUP_MOUNT,
   networkPlaneEnvironment,
+  syscallPlaneEnvironment,
 } from '../node-access.js';
 import { metadataOf, rtctlContainer, serviceAccount } from './container.js';
 import { buildRbac } from './rbac.js';
@@ -69,6 +70,7 @@ function daemonSet(p: ManifestParams): Record<string, unknown> {
               env: [
                 { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
                 ...networkPlaneEnvironment(HOST_CGROUP_MOUNT),
+                ...syscallPlaneEnvironment(HOST_CGROUP_MOUNT),
               ],
               ports: [{ name: 'alerts', containerPort: Ports.enforcerAlerts, protocol: 'TCP' }],
               readinessProbe: { ...probe(3), initialDelaySeconds: 2 },

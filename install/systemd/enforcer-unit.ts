@@ -9,13 +9,15 @@
 //   data plane keeps enforcing while the process restarts), the alert log folder (/var/log/rtctl) and the
 //   BPF file system (pins);
 // - the cgroup network plane is on (RTCTL_NETWORK_PIN_DIR on the bpffs systemd mounts at /sys/fs/bpf; host
-//   policies attach to the cgroup v2 root, /sys/fs/cgroup or its `unified` mount on a hybrid host);
+//   policies attach to the cgroup v2 root, /sys/fs/cgroup or its `unified` mount on a hybrid host), and so
+//   is the system call plane (RTCTL_SYSCALL_PIN_DIR, tracepoints that audit `syscalls` rules and decide
+//   filelessExec);
 // - KillMode=process: stopping or restarting the service leaves the fanotify helper enforcing (docs/enforcer.md
 //   "Restarts"); `rtctl uninstall --systemd` and the package's removal release it (`rtctl enforcer stop`).
 // Start-up order: after containerd when it is installed (Wants/After, not Requires: a VM without a container
 // runtime still enforces host policies).
 
-import { NETWORK_PIN_DIR } from '../node-access.js';
+import { NETWORK_PIN_DIR, SYSCALL_PIN_DIR } from '../node-access.js';
 
 /** The unit's name. */
 export const ENFORCER_UNIT_NAME = 'rtctl-enforcer.service';
@@ -73,6 +75,7 @@ Type=simple
 ExecStart=${exec}
 Environment=RTCTL_NETWORK_PIN_DIR=${NETWORK_PIN_DIR}
 Environment=RTCTL_NETWORK_HOST_CGROUP=/sys/fs/cgroup
+Environment=RTCTL_SYSCALL_PIN_DIR=${SYSCALL_PIN_DIR}
 Restart=on-failure
 RestartSec=2
 TimeoutStopSec=30
