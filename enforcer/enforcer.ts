@@ -12,7 +12,7 @@ import {
   type PolicyEnforcement,
 } from '../compiler/enforcement/summarize-enforcement.js';
 import type { ContainerLister } from './io/containerd-workloads.js';
-import { buildAlertRecord } from './alerts/alert-record.js';
+import { buildAlertRecord, eventTimeMs } from './alerts/alert-record.js';
 import type { AlertHub } from './alerts/alert-hub.js';
 import type { AlertLog, AlertLogStats } from './io/alert-log.js';
 import { createNodeStateBuilder, type NodeState } from './node-state.js';
@@ -189,7 +189,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
         continue;
       }
       const alert = buildAlertRecord(event, workload, context);
-      const item = options.hub.publish(alert);
+      const item = options.hub.publish(alert, eventTimeMs(event));
       if (log) log.append(item.line, ack);
       else ack();
     }

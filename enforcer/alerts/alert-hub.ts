@@ -40,7 +40,8 @@ class HeldAlert implements SequencedAlert {
 export interface AlertHub {
   /** Changes when the hub is recreated (enforcer restart): clients then restart from the beginning. */
   readonly streamId: string;
-  publish(alert: AlertRecord): SequencedAlert;
+  /** `timeMs`, when the caller has it, is alertTimeMs(alert) (saves reading it back from the record). */
+  publish(alert: AlertRecord, timeMs?: number): SequencedAlert;
   /** Alerts with seq > after, from the history. */
   since(after: number): SequencedAlert[];
   /** The held alert with this sequence number, if it is still held. */
@@ -64,8 +65,8 @@ export function createAlertHub(capacity = 10000, initial: readonly AlertRecord[]
     Number.isInteger(s) && s >= firstHeld() && s <= seq ? ring[s % capacity] : undefined;
   const hub: AlertHub = {
     streamId: randomUUID(),
-    publish(alert) {
-      const item = new HeldAlert(++seq, JSON.stringify(alert), alertTimeMs(alert), alert);
+    publish(alert, timeMs) {
+      const item = new HeldAlert(++seq, JSON.stringify(alert), timeMs ?? alertTimeMs(alert), alert);
       ring[item.seq % capacity] = item;
       try {
         for (const l of listeners) l(item);

@@ -64,11 +64,37 @@ export function describeResult(event: Pick<DataPlaneEvent, 'action' | 'errno'>):
   return ERRNO_TEXT[event.errno] ?? AlertResult.PermissionDenied;
 }
 
+/** Milliseconds since the epoch of an event (what alertTimeMs reads back from its record's UpdatedTime). */
+export function eventTimeMs(event: Pick<DataPlaneEvent, 'timeNs'>): number {
+  return Number(event.timeNs / 1_000_000n);
+}
+
+// Alerts come in bursts within one millisecond: the ISO text of the last millisecond is kept.
+let lastMs = NaN;
+let lastIso = '';
+
 /** ISO-8601 UTC with microseconds, from nanoseconds since the epoch. */
-function formatTime(ns: bigint): string {
-  const ms = Number(ns / 1_000_000n);
-  const micros = Number((ns / 1000n) % 1000n);
-  return new Date(ms).toISOString().replace('Z', `${String(micros).padStart(3, '0')}Z`);
+function formatTime(ns: bigint, ms: number): string {
+  if (ms !== lastMs) {
+    const iso = new Date(ms).toISOString();
+    lastIso = iso.slice(0, -1); // without the Z
+    lastMs = ms;
+  }
+  const micros = Number(ns % 1_000_000n) / 1000;
+  const digits = Math.floor(micros) % 1000;
+  return `${lastIso}${digits < 10 ? '00' : digits < 100 ? '0' : ''}${digits}Z`;
+}
+
+// The Labels text of a workload, made once per workload object (workloads are rebuilt when they change).
+const labelsText = new WeakMap<Workload, string>();
+
+function labelsOf(workload: Workload): string {
+  let text = labelsText.get(workload);
+  if (text === undefined) {
+    text = formatLabels(workload.podLabels);
+    labelsText.set(workload, text);
+  }
+  return text;
 }
 
 /** Builds the alert record of one event of one workload. */
@@ -85,14 +111,15 @@ export function buildAlertRecord(
   const data = event.syscallArgs
     ? `syscall=${event.syscall} ${event.syscallArgs}`
     : `syscall=${event.syscall}`;
+  const ms = eventTimeMs(event);
   const record: AlertRecord = {
-    Timestamp: Number(event.timeNs / 1_000_000_000n),
-    UpdatedTime: formatTime(event.timeNs),
+    Timestamp: Math.floor(ms / 1000),
+    UpdatedTime: formatTime(event.timeNs, ms),
     ClusterName: context.clusterName,
     HostName: context.hostName,
     NamespaceName: workload.namespace,
     PodName: workload.podName,
-    Labels: formatLabels(workload.podLabels),
+    Labels: labelsOf(workload),
     ContainerID: workload.containerId,
     ContainerName: workload.containerName,
     ContainerImage: workload.image,

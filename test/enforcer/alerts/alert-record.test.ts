@@ -1,9 +1,16 @@
 // Alert records from data-plane events: every field of the seed's table, filled from the event and the
 // workload identity; Result from the errno the caller saw; host alerts typed MatchedHostPolicy.
+import '../../support/property-seed.js';
 import assert from 'node:assert/strict';
-import { buildAlertRecord, describeResult, type AlertRecord } from '../../../enforcer/alerts/alert-record.js';
+import fc from 'fast-check';
+import {
+  buildAlertRecord,
+  describeResult,
+  eventTimeMs,
+  type AlertRecord,
+} from '../../../enforcer/alerts/alert-record.js';
 import { formatAlert } from '../../../enforcer/alerts/format-alert.js';
-import { matchesAlertFilter } from '../../../enforcer/alerts/alert-filter.js';
+import { alertTimeMs, matchesAlertFilter } from '../../../enforcer/alerts/alert-filter.js';
 import type { DataPlaneEvent } from '../../../enforcer/data-plane.js';
 import { describeContainer, describeHost, formatLabels } from '../../../enforcer/workload.js';
 
@@ -84,6 +91,36 @@ function event(over: Partial<DataPlaneEvent>): DataPlaneEvent {
 const context = { clusterName: 'c1', hostName: 'node-1', enforcer: 'Fanotify', auditEnforcer: 'Fanotify' };
 
 describe('alert records', () => {
+  it('time fields: the ISO text with microseconds, Timestamp in seconds, eventTimeMs = alertTimeMs of the record', () => {
+    // Runs of events in the same millisecond and across milliseconds (the ISO text of the last millisecond
+    // is reused): every record's times are those of the direct formula.
+    const reference = (ns: bigint): { iso: string; seconds: number } => {
+      const ms = Number(ns / 1_000_000n);
+      const micros = Number((ns / 1000n) % 1000n);
+      return {
+        iso: new Date(ms).toISOString().replace('Z', `${String(micros).padStart(3, '0')}Z`),
+        seconds: Number(ns / 1_000_000_000n),
+      };
+    };
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 0n, max: 4_102_444_800_000_000_000n }),
+        fc.array(fc.bigInt({ min: 0n, max: 3_000_000n }), { maxLength: 8 }),
+        (start, steps) => {
+          let ns = start;
+          for (const step of [0n, ...steps]) {
+            ns += step;
+            const a = buildAlertRecord(event({ timeNs: ns }), container, context);
+            const want = reference(ns);
+            assert.equal(a.UpdatedTime, want.iso);
+            assert.equal(a.Timestamp, want.seconds);
+            assert.equal(eventTimeMs({ timeNs: ns }), alertTimeMs(a));
+          }
+        },
+      ),
+    );
+  });
+
   it('carry every seed field with its type, and the optional ones when known', () => {
     const a = buildAlertRecord(event({}), container, context);
     for (const [k, t] of Object.entries(SEED_FIELDS)) assert.equal(typeof a[k as keyof AlertRecord], t, k);
