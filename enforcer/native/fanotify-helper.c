@@ -197,24 +197,34 @@ static void ring_ack(uint64_t seq) {
 
 /* ---------- /proc helpers ---------- */
 
-static ssize_t read_small(const char *path, char *buf, size_t len) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  ssize_t n = read(fd, buf, len - 1);
-  close(fd);
-  if (n < 0) return -1;
-  buf[n] = 0;
-  return n;
-}
-
-static void read_link(const char *path, char *out, size_t len) {
-  ssize_t n = readlink(path, out, len - 1);
+/* An unlinked file reads as "/x (deleted)"; keep the path. */
+static void strip_deleted(char *out, ssize_t n) {
   if (n < 0) n = 0;
   out[n] = 0;
-  /* An unlinked file reads as "/x (deleted)"; keep the path. */
   size_t l = (size_t)n;
   const char *suffix = " (deleted)";
   if (l > strlen(suffix) && strcmp(out + l - strlen(suffix), suffix) == 0) out[l - strlen(suffix)] = 0;
+}
+
+/* /proc/self/fd, kept open: the path of an event's file is one readlinkat away. */
+static int self_fd_dir = -1;
+
+/* The path of one of this process's descriptors (an event's file, as the workload sees it). */
+static void fd_path(int fd, char *out, size_t len) {
+  char name[16];
+  snprintf(name, sizeof name, "%d", fd);
+  ssize_t n = self_fd_dir >= 0 ? readlinkat(self_fd_dir, name, out, len - 1) : -1;
+  if (n < 0) {
+    char p[64];
+    snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+    n = readlink(p, out, len - 1);
+  }
+  strip_deleted(out, n);
+}
+
+/* A link of a process's /proc directory (exe, cwd), through the identity cache (proc-identity.h). */
+static void proc_link(int pid, const char *name, char *out, size_t len) {
+  strip_deleted(out, ident_readlink(pid, name, out, len));
 }
 
 /* A process outside the container's file system (the container runtime: runc's init stage performs the exec of
@@ -229,9 +239,8 @@ static void base_name_of(char *path, size_t len) {
 }
 
 static void proc_comm_name(int pid, char *out, size_t len) {
-  char p[64], comm[64];
-  snprintf(p, sizeof p, "/proc/%d/comm", pid);
-  ssize_t n = read_small(p, comm, sizeof comm);
+  char comm[64];
+  ssize_t n = ident_read(pid, "comm", comm, sizeof comm);
   if (n <= 0 || len < 2) {
     if (len) out[0] = 0;
     return;
@@ -241,21 +250,18 @@ static void proc_comm_name(int pid, char *out, size_t len) {
 }
 
 static void proc_exe(int pid, char *out, size_t len) {
-  char p[64];
-  snprintf(p, sizeof p, "/proc/%d/exe", pid);
-  read_link(p, out, len);
+  proc_link(pid, "exe", out, len);
   /* An executable reached through no path of this view (runc runs a detached read-only bind of itself): "/". */
   if (strcmp(out, "/") == 0) proc_comm_name(pid, out, len);
 }
 
-/* Whether two processes share a mount namespace (unknown: yes). */
+/* Whether two processes share a mount namespace (unknown: yes). The links read `mnt:[<inode>]`, formatted
+ * from the namespace itself: comparing them compares the namespaces' inodes on nsfs, without the stat(2)
+ * that would make (and free) an nsfs inode each time. */
 static int same_mnt_ns(int a, int b) {
-  char pa[64], pb[64];
-  struct stat sa, sb;
-  snprintf(pa, sizeof pa, "/proc/%d/ns/mnt", a);
-  snprintf(pb, sizeof pb, "/proc/%d/ns/mnt", b);
-  if (stat(pa, &sa) || stat(pb, &sb)) return 1;
-  return sa.st_ino == sb.st_ino && sa.st_dev == sb.st_dev;
+  char na[64], nb[64];
+  if (ident_readlink(a, "ns/mnt", na, sizeof na) < 0 || ident_readlink(b, "ns/mnt", nb, sizeof nb) < 0) return 1;
+  return strcmp(na, nb) == 0;
 }
 
 struct proc_status {
@@ -263,13 +269,12 @@ struct proc_status {
 };
 
 static void proc_status(int pid, struct proc_status *st) {
-  char p[64], buf[4096];
+  char buf[4096];
   st->ppid = 0;
   st->nspid = pid;
   st->uid = -1;
   st->fsuid = -1;
-  snprintf(p, sizeof p, "/proc/%d/status", pid);
-  if (read_small(p, buf, sizeof buf) < 0) return;
+  if (ident_read(pid, "status", buf, sizeof buf) < 0) return;
   char *line = buf;
   while (line && *line) {
     char *nl = strchr(line, '\n');
@@ -295,9 +300,8 @@ static void proc_status(int pid, struct proc_status *st) {
 }
 
 static int proc_tty(int pid) {
-  char p[64], buf[1024];
-  snprintf(p, sizeof p, "/proc/%d/stat", pid);
-  if (read_small(p, buf, sizeof buf) < 0) return 0;
+  char buf[1024];
+  if (ident_read(pid, "stat", buf, sizeof buf) < 0) return 0;
   char *rp = strrchr(buf, ')');
   if (!rp) return 0;
   int tty = 0;
@@ -333,7 +337,7 @@ enum { NR_OPEN = -2, NR_CREAT = -3, NR_OPENAT = -4, NR_OPENAT2 = -5, NR_EXECVE =
 
 /* The system call the task is blocked in (it waits for our answer): name, arguments, and whether it writes. */
 static void proc_syscall(int pid, int cls, char *name, size_t nlen, char *args, size_t alen, int *write) {
-  char p[64], buf[512];
+  char buf[512];
   unsigned long a[6] = {0};
   long nr = -1;
   *write = 0;
@@ -343,8 +347,7 @@ static void proc_syscall(int pid, int cls, char *name, size_t nlen, char *args, 
    * older kernels), which execve may hold while it opens a script or ELF interpreter, i.e. while that task
    * waits for our answer. The 6.18 kernel here does not deadlock, but older ones could; the name is known. */
   if (cls == RT_CLASS_PROCESS) return;
-  snprintf(p, sizeof p, "/proc/%d/syscall", pid);
-  if ((ident_read_syscall(pid, buf, sizeof buf) < 0 && read_small(p, buf, sizeof buf) < 0) ||
+  if (ident_read_syscall(pid, buf, sizeof buf) < 0 ||
       sscanf(buf, "%ld %lx %lx %lx %lx %lx %lx", &nr, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5]) < 1) {
     *write = cls == RT_CLASS_FILE; /* unknown: assume the stricter case */
     return;
@@ -636,72 +639,122 @@ static void respond(int fd, uint32_t verdict) {
   if (write(fan_fd, &r, sizeof r) != (ssize_t)sizeof r) logf_("response: %s", strerror(errno));
 }
 
-static void report(const struct workload *w, int cls, const struct decision *d, int pid, const char *path,
-                   const char *actor_in, struct timespec *now) {
-  const struct rule_table *t = &cur->table;
+/* What a report says about the process, read from /proc while it is still blocked in the event: after the
+ * answer it runs on and may exec, chdir, change its uid or exit, and its pid may become another's. */
+struct facts {
   struct proc_identity id;
-  char exe[PATH_MAX], pexe[PATH_MAX], cwd[PATH_MAX], sysname[32], args[512], p[64];
-  int write_ = 0;
+  struct timespec now;
+  int write_;
+  char exe[PATH_MAX], pexe[PATH_MAX], cwd[PATH_MAX], sysname[32], args[512];
+};
+
+static void collect_facts(const struct workload *w, int cls, int pid, const char *actor_in, struct facts *f) {
+  clock_gettime(CLOCK_REALTIME, &f->now);
   /* Identity from the cache (proc-identity.h): a pidfd query per event, /proc/<pid>/status only for a
    * process not seen before. The parent's NSpid only for a container: a host event has its ppid. */
-  ident_get(pid, !w->host, &id);
+  ident_get(pid, !w->host, &f->id);
   if (actor_in && actor_in[0])
-    snprintf(exe, sizeof exe, "%s", actor_in);
+    snprintf(f->exe, sizeof f->exe, "%s", actor_in);
   else
-    proc_exe(pid, exe, sizeof exe);
-  pexe[0] = 0;
-  if (id.ppid > 0) {
-    proc_exe(id.ppid, pexe, sizeof pexe);
+    proc_exe(pid, f->exe, sizeof f->exe);
+  f->pexe[0] = 0;
+  if (f->id.ppid > 0) {
+    proc_exe(f->id.ppid, f->pexe, sizeof f->pexe);
     /* A container process's parent on the host side (runc exec, the shim): its name, not its host path. */
-    if (!w->host && !same_mnt_ns(pid, id.ppid)) {
-      if (pexe[0] == '/') base_name_of(pexe, sizeof pexe);
-      else proc_comm_name(id.ppid, pexe, sizeof pexe);
+    if (!w->host && !same_mnt_ns(pid, f->id.ppid)) {
+      if (f->pexe[0] == '/') base_name_of(f->pexe, sizeof f->pexe);
+      else proc_comm_name(f->id.ppid, f->pexe, sizeof f->pexe);
     }
   }
-  snprintf(p, sizeof p, "/proc/%d/cwd", pid);
-  read_link(p, cwd, sizeof cwd);
-  proc_syscall(pid, cls, sysname, sizeof sysname, args, sizeof args, &write_);
-  ident_end_event();
+  proc_link(pid, "cwd", f->cwd, sizeof f->cwd);
+  proc_syscall(pid, cls, f->sysname, sizeof f->sysname, f->args, sizeof f->args, &f->write_);
+}
 
+/* Appends a decimal number. */
+static void sb_i64(struct sbuf *b, int64_t v) {
+  char tmp[24], *e = tmp + sizeof tmp, *q = e;
+  uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  do {
+    *--q = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (v < 0) *--q = '-';
+  sb_add(b, q, (size_t)(e - q));
+}
+
+/* Appends a string constant. */
+#define SB_LIT(b, s) sb_add((b), (s), sizeof(s) - 1)
+
+/* Formats the event line from the facts and puts it in the ring (after the answer: nothing here reads the
+ * process). */
+static void emit_report(const struct workload *w, int cls, const struct decision *d, int pid, const char *path,
+                        const struct facts *f) {
+  const struct rule_table *t = &cur->table;
   static struct sbuf b; /* reused: one event line at a time */
   b.len = 0;
-  sb_printf(&b, "{\"t\":\"event\",\"seq\":%" PRIu64 ",\"workload\":", ev_seq + 1);
+  SB_LIT(&b, "{\"t\":\"event\",\"seq\":");
+  sb_i64(&b, (int64_t)(ev_seq + 1));
+  SB_LIT(&b, ",\"workload\":");
   sb_json_str(&b, w->key);
-  sb_printf(&b, ",\"generation\":%" PRIu64 ",\"timeNs\":\"%lld%09ld\",\"class\":%d,\"action\":%d,\"posture\":%d",
-            cur->generation, (long long)now->tv_sec, now->tv_nsec, cls, d->action, d->posture);
-  sb_printf(&b, ",\"errno\":%d,\"rule\":%d", d->action == RT_ACTION_BLOCK ? EPERM : 0, d->rule);
+  SB_LIT(&b, ",\"generation\":");
+  sb_i64(&b, (int64_t)cur->generation);
+  char ns[16];
+  snprintf(ns, sizeof ns, "%09ld", f->now.tv_nsec);
+  SB_LIT(&b, ",\"timeNs\":\"");
+  sb_i64(&b, (int64_t)f->now.tv_sec);
+  sb_add(&b, ns, strlen(ns));
+  SB_LIT(&b, "\",\"class\":");
+  sb_i64(&b, cls);
+  SB_LIT(&b, ",\"action\":");
+  sb_i64(&b, d->action);
+  SB_LIT(&b, ",\"posture\":");
+  sb_i64(&b, d->posture);
+  SB_LIT(&b, ",\"errno\":");
+  sb_i64(&b, d->action == RT_ACTION_BLOCK ? EPERM : 0);
+  SB_LIT(&b, ",\"rule\":");
+  sb_i64(&b, d->rule);
   if (d->rule >= 0) {
     uint32_t r = (uint32_t)d->rule;
-    sb_add(&b, ",\"policy\":", 10);
+    SB_LIT(&b, ",\"policy\":");
     sb_json_str(&b, rt_policy_name(t, rt_rule_u32(t, r, RT_OFFSETOF(rt_table_rule, policy))));
-    sb_printf(&b, ",\"severity\":%u,\"message\":", rt_rule_u32(t, r, RT_OFFSETOF(rt_table_rule, severity)));
+    SB_LIT(&b, ",\"severity\":");
+    sb_i64(&b, rt_rule_u32(t, r, RT_OFFSETOF(rt_table_rule, severity)));
+    SB_LIT(&b, ",\"message\":");
     sb_json_str(&b, rt_str(t, rt_rule_u32(t, r, RT_OFFSETOF(rt_table_rule, message))));
-    sb_add(&b, ",\"tags\":[", 9);
+    SB_LIT(&b, ",\"tags\":[");
     uint32_t ts = rt_rule_u32(t, r, RT_OFFSETOF(rt_table_rule, tags_start)), tc = rt_rule_u32(t, r, RT_OFFSETOF(rt_table_rule, tags_count));
     for (uint32_t i = 0; i < tc; i++) {
-      if (i) sb_add(&b, ",", 1);
+      if (i) SB_LIT(&b, ",");
       sb_json_str(&b, rt_str(t, rt_ref(t, ts + i)));
     }
-    sb_add(&b, "]", 1);
+    SB_LIT(&b, "]");
   } else {
-    const char *posture_fields = ",\"policy\":\"DefaultPosture\",\"severity\":0,\"message\":\"\",\"tags\":[]";
-    sb_add(&b, posture_fields, strlen(posture_fields));
+    SB_LIT(&b, ",\"policy\":\"DefaultPosture\",\"severity\":0,\"message\":\"\",\"tags\":[]");
   }
-  sb_printf(&b, ",\"pid\":%d,\"ppid\":%d,\"nspid\":%d,\"nsppid\":%d,\"uid\":%d", pid, id.ppid, id.nspid,
-            w->host ? id.ppid : (id.parent_nspid == id.ppid ? 0 : id.parent_nspid), id.uid);
-  sb_add(&b, ",\"exe\":", 7);
-  sb_json_str(&b, exe);
-  sb_add(&b, ",\"pexe\":", 8);
-  sb_json_str(&b, pexe);
-  sb_add(&b, ",\"path\":", 8);
+  const struct proc_identity *id = &f->id;
+  SB_LIT(&b, ",\"pid\":");
+  sb_i64(&b, pid);
+  SB_LIT(&b, ",\"ppid\":");
+  sb_i64(&b, id->ppid);
+  SB_LIT(&b, ",\"nspid\":");
+  sb_i64(&b, id->nspid);
+  SB_LIT(&b, ",\"nsppid\":");
+  sb_i64(&b, w->host ? id->ppid : (id->parent_nspid == id->ppid ? 0 : id->parent_nspid));
+  SB_LIT(&b, ",\"uid\":");
+  sb_i64(&b, id->uid);
+  SB_LIT(&b, ",\"exe\":");
+  sb_json_str(&b, f->exe);
+  SB_LIT(&b, ",\"pexe\":");
+  sb_json_str(&b, f->pexe);
+  SB_LIT(&b, ",\"path\":");
   sb_json_str(&b, path);
-  sb_add(&b, ",\"syscall\":", 11);
-  sb_json_str(&b, sysname);
-  sb_add(&b, ",\"args\":", 8);
-  sb_json_str(&b, args);
-  sb_add(&b, ",\"cwd\":", 7);
-  sb_json_str(&b, cwd);
-  sb_add(&b, "}\n", 2);
+  SB_LIT(&b, ",\"syscall\":");
+  sb_json_str(&b, f->sysname);
+  SB_LIT(&b, ",\"args\":");
+  sb_json_str(&b, f->args);
+  SB_LIT(&b, ",\"cwd\":");
+  sb_json_str(&b, f->cwd);
+  SB_LIT(&b, "}\n");
   if (ring_push(b.p, b.len) == 0) {
     n_reported++;
     ev_seq++;
@@ -787,18 +840,16 @@ static void handle_event(const struct fanotify_event_metadata *md) {
        * interpreter, or this open at the next exec) are not asked either. */
       if (ignore_flags && (w->mask & FAN_OPEN_PERM) && sx.stx_nlink == 1 && S_ISREG(sx.stx_mode)) {
         /* (maybe_ignore refuses other files: no path is read for them, e.g. busybox applets) */
-        char fdp[64], p[PATH_MAX];
-        snprintf(fdp, sizeof fdp, "/proc/self/fd/%d", fd);
-        read_link(fdp, p, sizeof p);
+        char p[PATH_MAX];
+        fd_path(fd, p, sizeof p);
         maybe_ignore(fd, w, RT_CLASS_FILE, &sx, p);
       }
       goto answer;
     }
   }
   if (cls == RT_CLASS_FILE && !(w->mask & FAN_OPEN_PERM)) goto answer;
-  char fdpath[64], path[PATH_MAX], actor[PATH_MAX] = "";
-  snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", fd);
-  read_link(fdpath, path, sizeof path);
+  char path[PATH_MAX], actor[PATH_MAX] = "";
+  fd_path(fd, path, sizeof path);
   const struct rule_table *t = &cur->table;
   struct lookup in = {.policy_set = w->set, .cls = cls, .resource = path, .actor = actor, .allow_mask = w->allow_mask};
   char pc = w->posture[cls == RT_CLASS_PROCESS ? RT_CLASS_FILE : cls];
@@ -845,9 +896,14 @@ static void handle_event(const struct fanotify_event_metadata *md) {
     pending_exec[slot].ino = sx.stx_ino;
   }
   if (d.report) {
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    report(w, cls, &d, pid, path, actor, &now); /* before answering: the task is still there to read */
+    /* Read while the task waits for the answer (it is there to read, and still the one that asked), then
+     * answered, then formatted: the task does not wait for the formatting. */
+    static struct facts facts;
+    collect_facts(w, cls, pid, actor, &facts);
+    respond(fd, verdict);
+    close(fd);
+    emit_report(w, cls, &d, pid, path, &facts);
+    return;
   }
 answer:
   respond(fd, verdict);
@@ -1195,6 +1251,7 @@ int main(int argc, char **argv) {
   socket_path = argv[2];
   self_pid = getpid();
   ident_init();
+  self_fd_dir = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
   signal(SIGPIPE, SIG_IGN);
   struct sigaction sa = {.sa_handler = on_signal};
   sigaction(SIGTERM, &sa, NULL);

@@ -34,6 +34,9 @@ struct rt_pidfd_info {
 struct slot {
   int pid;   /* 0: empty */
   int pidfd; /* refers to the process this entry describes */
+  /* /proc/<pid> of that process (O_PATH): a name read through it (exe, cwd, ns/mnt, syscall) is always that
+   * process's, and fails (ENOENT, ESRCH) once it is gone; never another process's that took the pid. */
+  int dirfd;
   int sysfd; /* /proc/<pid>/syscall of that process, opened on first use; -1 */
   int nspid;
   /* The parent's nspid as last looked up, for parent pid `parent`. A process's parent changes only by
@@ -46,11 +49,13 @@ static struct slot slots[SLOTS];
 static int use_pidfd = 1;      /* pidfd_open works */
 static int use_info = 1;       /* PIDFD_GET_INFO works (cleared on the first EINVAL/ENOTTY) */
 static struct proc_identity_stats stats;
-static int valid_pid; /* the pid ident_get last validated (its entry describes the event's process) */
+
+#define EMPTY_SLOT ((struct slot){.pid = 0, .pidfd = -1, .dirfd = -1, .sysfd = -1})
 
 void ident_init(void) {
-  for (unsigned i = 0; i < SLOTS; i++) slots[i] = (struct slot){.pid = 0, .pidfd = -1, .sysfd = -1};
-  /* Room for one pidfd per slot beside the event file descriptors. */
+  for (unsigned i = 0; i < SLOTS; i++) slots[i] = EMPTY_SLOT;
+  /* Room for three descriptors per slot beside the event file descriptors (a slot whose descriptors cannot
+   * be opened is not cached: its reads go by path). */
   struct rlimit rl;
   if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max && rl.rlim_cur < 8192) {
     rl.rlim_cur = rl.rlim_max < 8192 ? rl.rlim_max : 8192;
@@ -62,8 +67,9 @@ void ident_init(void) {
 void ident_reset(void) {
   for (unsigned i = 0; i < SLOTS; i++) {
     if (slots[i].pidfd >= 0) close(slots[i].pidfd);
+    if (slots[i].dirfd >= 0) close(slots[i].dirfd);
     if (slots[i].sysfd >= 0) close(slots[i].sysfd);
-    slots[i] = (struct slot){.pid = 0, .pidfd = -1, .sysfd = -1};
+    slots[i] = EMPTY_SLOT;
   }
 }
 
@@ -81,8 +87,9 @@ static int alive(int pidfd) {
 
 static void clear(struct slot *s) {
   if (s->pidfd >= 0) close(s->pidfd);
+  if (s->dirfd >= 0) close(s->dirfd);
   if (s->sysfd >= 0) close(s->sysfd);
-  *s = (struct slot){.pid = 0, .pidfd = -1, .sysfd = -1};
+  *s = EMPTY_SLOT;
 }
 
 static int parse_int(const char *p) {
@@ -92,10 +99,14 @@ static int parse_int(const char *p) {
 
 /* One read of /proc/<pid>/status: PPid, the real uid, and the last NSpid (the pid in its own namespace).
  * Returns -1 when the file cannot be read. */
-static int read_status(int pid, int *ppid, int *uid, int *nspid) {
+static int read_status(int dirfd, int pid, int *ppid, int *uid, int *nspid) {
   char path[64], buf[4096];
-  snprintf(path, sizeof path, "/proc/%d/status", pid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = -1;
+  if (dirfd >= 0) fd = openat(dirfd, "status", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    snprintf(path, sizeof path, "/proc/%d/status", pid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+  }
   if (fd < 0) return -1;
   ssize_t n = read(fd, buf, sizeof buf - 1);
   close(fd);
@@ -146,19 +157,29 @@ static struct slot *entry(int pid, int with_info, int *fresh, int *ppid, int *ui
   stats.misses++;
   int fd = use_pidfd ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
   if (fd < 0 && errno == ENOSYS) use_pidfd = 0;
+  int dirfd = -1;
+  if (fd >= 0) {
+    char path[32];
+    snprintf(path, sizeof path, "/proc/%d", pid);
+    dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  }
   int nspid = pid;
-  if (read_status(pid, ppid, uid, &nspid) != 0) {
+  if (read_status(dirfd, pid, ppid, uid, &nspid) != 0) {
     if (fd >= 0) close(fd);
+    if (dirfd >= 0) close(dirfd);
     return NULL;
   }
   *fresh = 1;
-  /* The pidfd was opened before the read: if it still runs, both described the same process. */
-  if (fd < 0 || !alive(fd)) {
+  /* The pidfd was opened before the directory and the read: if it still runs, all three described the
+   * same process (a pid is taken by another process only after its holder is gone). */
+  if (fd < 0 || dirfd < 0 || !alive(fd)) {
     if (fd >= 0) close(fd);
+    if (dirfd >= 0) close(dirfd);
     s->nspid = nspid; /* not cached (pid 0), but the caller reads nspid from here */
     return s;
   }
-  *s = (struct slot){.pid = pid, .pidfd = fd, .sysfd = -1, .nspid = nspid, .parent = 0, .parent_nspid = 0};
+  *s = (struct slot){.pid = pid, .pidfd = fd, .dirfd = dirfd, .sysfd = -1, .nspid = nspid, .parent = 0,
+                     .parent_nspid = 0};
   return s;
 }
 
@@ -184,14 +205,12 @@ void ident_get(int pid, int want_parent, struct proc_identity *out) {
   *out = (struct proc_identity){.pid = pid, .ppid = 0, .nspid = pid, .parent_nspid = 0, .uid = -1};
   int fresh = 0, ppid = 0, uid = -1;
   struct slot *s = entry(pid, 1, &fresh, &ppid, &uid);
-  valid_pid = 0;
   if (s != NULL) {
     out->nspid = s->nspid;
     if (!fresh) {
       int ignored = pid;
-      read_status(pid, &ppid, &uid, &ignored);
+      read_status(s->pid == pid ? s->dirfd : -1, pid, &ppid, &uid, &ignored);
     }
-    if (s->pid == pid) valid_pid = pid;
     out->ppid = ppid;
     out->uid = uid;
     if (s->pid == 0) s->nspid = 0;
@@ -216,20 +235,61 @@ void ident_get(int pid, int want_parent, struct proc_identity *out) {
   }
 }
 
-ssize_t ident_read_syscall(int pid, char *buf, size_t len) {
-  if (pid <= 0 || pid != valid_pid || len < 2) return -1;
+/* The slot of `pid` when it holds a directory of that pid: reads through it are that entry's process's.
+ * Whether that process still runs is told by the read itself (it fails once the process is gone). */
+static struct slot *held(int pid) {
+  if (pid <= 0) return NULL;
   struct slot *s = &slots[(unsigned)pid % SLOTS];
-  if (s->pid != pid) return -1;
-  if (s->sysfd < 0) {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/syscall", pid);
-    s->sysfd = open(path, O_RDONLY | O_CLOEXEC);
-    if (s->sysfd < 0) return -1;
+  return s->pid == pid && s->dirfd >= 0 ? s : NULL;
+}
+
+ssize_t ident_readlink(int pid, const char *name, char *buf, size_t len) {
+  if (len < 2) return -1;
+  struct slot *s = held(pid);
+  ssize_t n = -1;
+  if (s != NULL) {
+    n = readlinkat(s->dirfd, name, buf, len - 1);
+    if (n >= 0) stats.dir_reads++;
   }
-  ssize_t n = pread(s->sysfd, buf, len - 1, 0);
+  if (n < 0) {
+    /* Not held, or the held process is gone and `pid` now another's (the event's process, which runs). */
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/%s", pid, name);
+    n = readlink(path, buf, len - 1);
+  }
   if (n < 0) return -1;
   buf[n] = 0;
   return n;
 }
 
-void ident_end_event(void) { valid_pid = 0; }
+ssize_t ident_read(int pid, const char *name, char *buf, size_t len) {
+  if (len < 2) return -1;
+  struct slot *s = held(pid);
+  int fd = s != NULL ? openat(s->dirfd, name, O_RDONLY | O_CLOEXEC) : -1;
+  ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+  if (fd >= 0) close(fd);
+  if (n < 0) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/%s", pid, name);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    n = read(fd, buf, len - 1);
+    close(fd);
+  }
+  if (n < 0) return -1;
+  buf[n] = 0;
+  return n;
+}
+
+ssize_t ident_read_syscall(int pid, char *buf, size_t len) {
+  if (len < 2) return -1;
+  struct slot *s = held(pid);
+  ssize_t n = -1;
+  if (s != NULL) {
+    if (s->sysfd < 0) s->sysfd = openat(s->dirfd, "syscall", O_RDONLY | O_CLOEXEC);
+    if (s->sysfd >= 0) n = pread(s->sysfd, buf, len - 1, 0);
+  }
+  if (n < 0) return ident_read(pid, "syscall", buf, len);
+  buf[n] = 0;
+  return n;
+}

@@ -7,7 +7,12 @@
  * its own pid namespace, and its parent's) is cached per process. A cache entry holds a pidfd of the process
  * it describes: a pidfd becomes readable once its process exits, so an entry whose pid was since reused by
  * another process is never taken for the new one. Nothing cached depends on the executable, so an exec in
- * the same pid keeps every cached fact right (the executable itself is read per event by the caller). */
+ * the same pid keeps every cached fact right (the executable itself is read per event by the caller).
+ *
+ * An entry also keeps its process's /proc/<pid> directory open (O_PATH): the links and files the caller
+ * reads per event (exe, cwd, ns/mnt, syscall) are read relative to it, one path component instead of a walk
+ * from /proc. A read through it is always that process's and fails once it is gone (its pid may then be
+ * another's): the read then goes by path, to the process that holds the pid now. */
 #ifndef RTCTL_PROC_IDENTITY_H
 #define RTCTL_PROC_IDENTITY_H
 
@@ -27,6 +32,7 @@ struct proc_identity_stats {
   uint64_t hits;          /* events answered from a cached entry */
   uint64_t misses;        /* entries (re)built: a new process, or one whose pid was reused */
   uint64_t status_reads;  /* reads of /proc/<pid>/status */
+  uint64_t dir_reads;     /* links read through a kept /proc/<pid> directory */
   int pidfd_info;         /* 1 when PIDFD_GET_INFO works on this kernel */
 };
 
@@ -37,12 +43,16 @@ void ident_init(void);
  * `want_parent` is set. Fields that cannot be read keep their "unknown" values. */
 void ident_get(int pid, int want_parent, struct proc_identity *out);
 
-/* Reads /proc/<pid>/syscall through a descriptor kept with the entry of `pid`, valid only for the pid of the
- * last ident_get (whose entry was just checked to describe the event's process). -1: read it by path. */
-ssize_t ident_read_syscall(int pid, char *buf, size_t len);
+/* The link /proc/<pid>/<name> (`exe`, `cwd`, `ns/mnt`) of the live process `pid`, NUL-terminated: through
+ * the entry's directory when one is held for `pid`, else (or when that process is gone) by path. Returns the
+ * length, -1 when it cannot be read. */
+ssize_t ident_readlink(int pid, const char *name, char *buf, size_t len);
 
-/* Ends the event of the last ident_get: ident_read_syscall reads by path again until the next one. */
-void ident_end_event(void);
+/* The file /proc/<pid>/<name> (`comm`, `stat`, `status`), NUL-terminated, the same way. */
+ssize_t ident_read(int pid, const char *name, char *buf, size_t len);
+
+/* /proc/<pid>/syscall, through a descriptor kept with the entry of `pid`, else the same way. */
+ssize_t ident_read_syscall(int pid, char *buf, size_t len);
 
 /* Forgets every cached entry (closes their pidfds). */
 void ident_reset(void);

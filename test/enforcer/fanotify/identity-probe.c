@@ -7,6 +7,12 @@
  *   identity-probe exec <container-pid> <file>
  *       Enters the container's mount namespace; a child opens <file>, then execs the container's /bin/sh
  *       `-c ': < <file>'`, which opens it again in the same process. Prints `exec <pid>`.
+ *   identity-probe chdir <container-pid> <file> <dir> <n>
+ *       Enters the container's mount namespace; a child opens <file> n times, each time at once followed by a
+ *       chdir, alternately to <dir> and to "/" (its first open is made in "/"). Prints `chdir <pid>`.
+ *   identity-probe exit <container-pid> <file> <n>
+ *       Enters the container's mount namespace; n children in turn each open <file> and exit at once.
+ *       Prints `exit <pid>...` (the children's pids).
  * Every open is closed at once; the helper reports each (an Audit rule on the file's directory). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -95,6 +101,39 @@ int main(int argc, char **argv) {
     printf("exec %d\n", (int)e);
     return 0;
   }
-  fprintf(stderr, "usage: identity-probe reuse|exec <container-pid> <file>\n");
+  if (argc == 6 && strcmp(argv[1], "chdir") == 0) {
+    if (enter_mounts(argv[2]) != 0) return 1;
+    int n = atoi(argv[5]);
+    fflush(stdout);
+    pid_t c = fork();
+    if (c < 0) return 1;
+    if (c == 0) {
+      if (chdir("/") != 0) _exit(1);
+      for (int i = 0; i < n; i++) {
+        if (open_close(argv[3]) != 0) _exit(1);
+        if (chdir(i % 2 == 0 ? argv[4] : "/") != 0) _exit(1);
+      }
+      _exit(0);
+    }
+    if (wait_ok(c) != 0) return 1;
+    printf("chdir %d\n", (int)c);
+    return 0;
+  }
+  if (argc == 5 && strcmp(argv[1], "exit") == 0) {
+    if (enter_mounts(argv[2]) != 0) return 1;
+    int n = atoi(argv[4]);
+    printf("exit");
+    fflush(stdout);
+    for (int i = 0; i < n; i++) {
+      pid_t c = fork();
+      if (c < 0) return 1;
+      if (c == 0) _exit(open_close(argv[3]) == 0 ? 0 : 1);
+      if (wait_ok(c) != 0) return 1;
+      printf(" %d", (int)c);
+    }
+    printf("\n");
+    return 0;
+  }
+  fprintf(stderr, "usage: identity-probe reuse|exec|chdir|exit <container-pid> <file> ...\n");
   return 2;
 }

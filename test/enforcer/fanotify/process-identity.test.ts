@@ -4,6 +4,9 @@
 // (identity-probe.c, built here with cc) that enters the container's mount namespace, so its opens are the
 // container's: process A is pid 1 of a new pid namespace, and once it is reaped, B gets A's host pid with
 // clone3(set_tid) in the host pid namespace; their `pid` in their own namespace differs (1 vs the host pid).
+// The helper answers a reported event before it formats the report, but reads every fact first, while the
+// process still waits: a process that changes its cwd, or exits, right after its open is described as it was
+// at the open (the last two tests; an answer before the reads fails them).
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -164,5 +167,46 @@ describe('fanotify helper: process identity in events (real container, reused pi
     );
     assert.equal(after.pid, before.pid, 'the same process');
     assert.equal(after.hostPpid, before.hostPpid);
+  });
+
+  it('a cwd changed right after the open is reported as it was at the open', async () => {
+    const n = 40;
+    const out = runProbe(['chdir', FILE, '/data', String(n)]);
+    const m = /^chdir (\d+)$/.exec(out);
+    assert.ok(m?.[1], `probe output ${out}`);
+    const pid = Number(m[1]);
+    const mine = (): DataPlaneEvent[] => events.filter((e) => e.hostPid === pid);
+    await waitUntil(`${n} events of host pid ${pid}`, () => mine().length >= n, 30000);
+    const cwds = mine()
+      .sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0))
+      .map((e) => e.cwd);
+    assert.deepEqual(
+      cwds,
+      Array.from({ length: n }, (_, i) => (i % 2 === 0 ? '/' : '/data')),
+      'each open’s cwd, not the one chdir set right after it',
+    );
+  });
+
+  it('a process that exits right after its open is still described whole', async () => {
+    const n = 30;
+    const out = runProbe(['exit', FILE, String(n)]);
+    const pids = out.split(' ').slice(1).map(Number);
+    assert.equal(pids.length, n, `probe output ${out}`);
+    const of = (pid: number): DataPlaneEvent | undefined => events.find((e) => e.hostPid === pid);
+    await waitUntil(`events of ${n} short-lived processes`, () => pids.every((p) => of(p)), 30000);
+    const parents = new Set<number>();
+    for (const pid of pids) {
+      const e = of(pid);
+      assert.ok(e);
+      assert.match(e.processName, /identity-probe$/, `pid ${pid}: its executable`);
+      assert.match(e.parentProcessName, /identity-probe$/, `pid ${pid}: its parent's executable`);
+      assert.equal(e.pid, pid, 'in the host pid namespace: its own pid');
+      assert.equal(e.cwd, '/', `pid ${pid}: its cwd`);
+      assert.equal(e.uid, 0);
+      assert.ok(e.hostPpid > 0);
+      assert.match(e.syscallArgs, /flags=O_RDONLY/, `pid ${pid}: the open's arguments`);
+      parents.add(e.hostPpid);
+    }
+    assert.equal(parents.size, 1, 'every child has the probe as its parent');
   });
 });
