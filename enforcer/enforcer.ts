@@ -177,21 +177,38 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
       enforcer: plane.name,
       auditEnforcer: plane.auditName,
     };
+    // Acknowledgement is cumulative ("every event up to seq is handled"), so an event is acknowledged only
+    // once every event before it is handled too: published and, with a log, written. `waiting` holds, in
+    // order, the sequence number to acknowledge when each alert still in the log's hands is written (the log
+    // calls back in append order); one shared callback, nothing allocated per event.
+    const waiting: (number | undefined)[] = [];
+    let waitingHead = 0;
+    const onLogged = (): void => {
+      const seq = waiting[waitingHead++];
+      if (waitingHead === waiting.length) {
+        waiting.length = 0;
+        waitingHead = 0;
+      }
+      if (seq !== undefined) plane.acknowledge?.(seq);
+    };
     for await (const event of plane.events()) {
       const workload = current?.workloads.get(event.workload) ?? known.get(event.workload);
       const seq = event.seq;
-      const ack = (): void => {
-        if (seq !== undefined) plane.acknowledge?.(seq);
-      };
       if (workload === undefined) {
         logger.warn({ workload: event.workload }, 'event for an unknown workload');
-        ack();
+        // Nothing to write: acknowledged with the last alert still being written, or now.
+        if (waitingHead < waiting.length && seq !== undefined) {
+          const last = waiting.length - 1;
+          waiting[last] = Math.max(waiting[last] ?? 0, seq);
+        } else if (seq !== undefined) plane.acknowledge?.(seq);
         continue;
       }
       const alert = buildAlertRecord(event, workload, context);
       const item = options.hub.publish(alert, eventTimeMs(event));
-      if (log) log.append(item.line, ack);
-      else ack();
+      if (log) {
+        waiting.push(seq);
+        log.append(item.line, onLogged);
+      } else if (seq !== undefined) plane.acknowledge?.(seq);
     }
   };
 

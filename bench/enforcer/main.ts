@@ -92,6 +92,27 @@ function containerCpuMicros(pid: number): number {
   return m?.[1] ? Number(m[1]) : NaN;
 }
 
+/** The pid of the helper listening on `socketPath` (from the processes' command lines). */
+function helperPidOf(socketPath: string): number | undefined {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number)
+    .find((p) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').includes(socketPath);
+      } catch {
+        return false;
+      }
+    });
+}
+
+/** CPU time (user + system) of a process so far, µs, from /proc/<pid>/stat (clock ticks, USER_HZ 100). */
+function processCpuMicros(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+}
+
 function statSafe(path: string): boolean {
   try {
     return statSync(path).isDirectory();
@@ -276,6 +297,7 @@ async function main(): Promise<void> {
     let received = 0;
     let alertSeconds = NaN;
     let planeDropped = 0;
+    let planeHelperCpu = NaN;
     if (parts.has('alerts')) {
       await plane.apply({ ...auditNode.state, generation: ++generation });
       let lastAt = 0n;
@@ -291,10 +313,13 @@ async function main(): Promise<void> {
         }
       })();
       await sleep(200);
+      const helperPid = helperPidOf(socket);
+      const helperCpu0 = processCpuMicros(helperPid);
       const alertStart = process.hrtime.bigint();
       await timeExec(cd, c.id, floodScript);
       const deadline = Date.now() + 60000;
       while (received < ALERT_LOOPS && Date.now() < deadline) await sleep(50);
+      planeHelperCpu = (processCpuMicros(helperPid) - helperCpu0) / ALERT_LOOPS;
       planeDropped = (await plane.stats()).dropped;
       alertSeconds = Number(lastAt - alertStart) / 1e9;
       void consumer;
@@ -418,22 +443,8 @@ async function main(): Promise<void> {
           const loggedBefore = loggedLines();
           // CPU time of the enforcer, of the helper and of the generator (the container's cgroup) over the
           // flood (user + system): per alert, figures that depend little on other load on the machine.
-          const socketPath = join(stateDir, 'fanotify.sock');
-          const helperPid = readdirSync('/proc')
-            .filter((d) => /^\d+$/.test(d))
-            .map(Number)
-            .find((p) => {
-              try {
-                return readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').includes(socketPath);
-              } catch {
-                return false;
-              }
-            });
-          const cpuMicros = (p: number | undefined): number => {
-            if (p === undefined) return NaN;
-            const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-            return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100; // clock ticks (USER_HZ 100)
-          };
+          const helperPid = helperPidOf(join(stateDir, 'fanotify.sock'));
+          const cpuMicros = processCpuMicros;
           const enforcerCpu0 = cpuMicros(pid);
           const helperCpu0 = cpuMicros(helperPid);
           const generatorCpu0 = containerCpuMicros(c.pid);
@@ -519,6 +530,7 @@ async function main(): Promise<void> {
         unreportedLoss: ALERT_LOOPS - e2e.logged - e2e.helperDropped,
         seconds: e2e.seconds,
         planePerSecond: received / alertSeconds,
+        planeHelperCpuMicrosPerAlert: planeHelperCpu,
         planeReceived: received,
         planeDroppedCounted: planeDropped,
         planeUnreportedLoss: ALERT_LOOPS - received - planeDropped,
