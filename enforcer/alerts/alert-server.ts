@@ -20,6 +20,7 @@ import { connect, type AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { formatAlertAddress, type AlertAddress } from './alert-address.js';
 import type { AlertHub } from './alert-hub.js';
+import type { AlertHub } from './alert-hub.js';
 import type { AlertRecord } from './alert-record.js';
 import type { HistoryBoundary } from '../io/alert-log-since.js';
 import { formatStreamEnd } from './stream-end.js';
@@ -91,6 +92,42 @@ const WRITE_BATCH_BYTES = 64 * 1024;
 
 interface Stream {
   res: ServerResponse;
+}
+
+/** Lines `first`..`last` of a hub joined (each with its newline), as bytes. */
+interface Batch {
+  first: number;
+  last: number;
+  bytes: Buffer;
+}
+
+/**
+ * The last batch built per hub: followers at the same position (the usual case: every follower of a live
+ * stream waits at the newest alert) write the same bytes, built and encoded once instead of once per stream.
+ * A held line never changes, so a batch stays right for its sequence numbers.
+ */
+const lastBatch = new WeakMap<AlertHub, Batch>();
+
+/** The lines after `cursor` (up to WRITE_BATCH_BYTES, at least one); undefined when none is held. */
+function batchAfter(hub: AlertHub, cursor: number): Batch | undefined {
+  const cached = lastBatch.get(hub);
+  if (cached !== undefined && cached.first === cursor + 1) return cached;
+  const head = hub.count();
+  const lines: string[] = [];
+  let size = 0;
+  let last = cursor;
+  while (last < head && size < WRITE_BATCH_BYTES) {
+    const item = hub.at(last + 1);
+    if (item === undefined) break;
+    lines.push(item.line);
+    size += item.line.length + 1;
+    last = item.seq;
+  }
+  if (lines.length === 0) return undefined;
+  lines.push('');
+  const batch = { first: cursor + 1, last, bytes: Buffer.from(lines.join('\n')) };
+  lastBatch.set(hub, batch);
+  return batch;
 }
 
 function serveAlerts(
@@ -198,15 +235,10 @@ function serveAlerts(
     }
     if (!waitingDrain) {
       while (cursor < head && res.writableLength < bufferBytes) {
-        let chunk = '';
-        while (cursor < head && chunk.length < WRITE_BATCH_BYTES) {
-          const item = hub.at(cursor + 1);
-          if (item === undefined) break;
-          chunk += `${item.line}\n`;
-          cursor = item.seq;
-        }
-        if (chunk === '') break;
-        if (!res.write(chunk)) break;
+        const batch = batchAfter(hub, cursor);
+        if (batch === undefined) break;
+        cursor = batch.last;
+        if (!res.write(batch.bytes)) break;
       }
     }
     const lag = head - cursor;

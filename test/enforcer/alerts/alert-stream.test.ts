@@ -125,6 +125,47 @@ describe('alert stream (HTTP NDJSON on loopback)', function () {
     assert.ok(errors.length > 0, 'the loss was noticed and retried');
   });
 
+  it('streams at different positions, and at the same one, each get exactly the lines after their start', async () => {
+    // Streams at one position share the batch the server builds for it: none may get another's lines.
+    const hub = createAlertHub();
+    for (let i = 1; i <= 50; i++) hub.publish(alert(i));
+    const s = await start(hub);
+    const total = 300;
+    const read = (after: number): Promise<string[]> =>
+      new Promise((resolve, reject) => {
+        const got: string[] = [];
+        let partial = '';
+        const req = get(`${s.url}/alerts?after=${after}&follow=1`, (res) => {
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            const lines = (partial + chunk).split('\n');
+            partial = lines.pop() ?? '';
+            for (const l of lines) if (l !== '') got.push((JSON.parse(l) as AlertRecord).Resource);
+            if (got.length >= total - after) {
+              req.destroy();
+              resolve(got);
+            }
+          });
+        });
+        req.on('error', reject);
+      });
+    const starts = [0, 0, 10, 25, 49, 50, 50];
+    const streams = starts.map(read);
+    for (let n = 51; n <= total; n += 10) {
+      for (let k = n; k < n + 10 && k <= total; k++) hub.publish(alert(k));
+      await sleep(1);
+    }
+    const results = await Promise.all(streams);
+    results.forEach((got, i) => {
+      const from = (starts[i] ?? 0) + 1;
+      assert.deepEqual(
+        got,
+        Array.from({ length: total - from + 1 }, (_, k) => `/bin/r${from + k}`),
+        `the stream after ${from - 1}`,
+      );
+    });
+  });
+
   it('starts over from a restarted server (new stream id)', async () => {
     const hubA = createAlertHub();
     const a = await start(hubA);
