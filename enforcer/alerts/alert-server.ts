@@ -20,7 +20,6 @@ import { connect, type AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { formatAlertAddress, type AlertAddress } from './alert-address.js';
 import type { AlertHub } from './alert-hub.js';
-import type { AlertHub } from './alert-hub.js';
 import type { AlertRecord } from './alert-record.js';
 import type { HistoryBoundary } from '../io/alert-log-since.js';
 import { formatStreamEnd } from './stream-end.js';
