@@ -529,13 +529,14 @@ async function main(): Promise<void> {
         published: e2e.published,
         logged: e2e.logged,
         droppedCountedByHelper: e2e.helperDropped,
-        unreportedLoss: ALERT_LOOPS - e2e.logged - e2e.helperDropped,
+        // null (NaN) when the alerts part was not run (--only): never a count that was not measured.
+        unreportedLoss: parts.has('alerts') ? ALERT_LOOPS - e2e.logged - e2e.helperDropped : NaN,
         seconds: e2e.seconds,
         planePerSecond: received / alertSeconds,
         planeHelperCpuMicrosPerAlert: planeHelperCpu,
         planeReceived: received,
         planeDroppedCounted: planeDropped,
-        planeUnreportedLoss: ALERT_LOOPS - received - planeDropped,
+        planeUnreportedLoss: parts.has('alerts') ? ALERT_LOOPS - received - planeDropped : NaN,
       },
       rssMaxMB,
       flood: {
