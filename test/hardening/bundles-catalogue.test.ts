@@ -153,6 +153,39 @@ describe('hardening control catalogue', function () {
     }
   });
 
+  it("names in its alert tags only controls (or their sections and parents) the policy's annotations name", () => {
+    // Tags travel in every alert: CIS_Docker_5.12, CIS_Linux_6.1 (a section), MITRE_T1552 (a parent),
+    // NIST_800-53_CM-7, STIG_V-230487.
+    const tagged: Array<[RegExp, Catalogue, (m: RegExpMatchArray) => string]> = [
+      [
+        /^CIS_(Docker|Kubernetes|Linux)_([\d.]+)$/,
+        'cis',
+        (m) => `${(m[1] ?? '').toLowerCase()}-${m[2] ?? ''}`,
+      ],
+      [/^MITRE_(T\d{4}(?:\.\d{3})?)$/, 'mitre', (m) => m[1] ?? ''],
+      [/^NIST_800-53_([A-Z]{2}-\d+(?:\(\d+\))?)$/, 'nist', (m) => m[1] ?? ''],
+      [/^STIG_(V-\d+)$/, 'stig', (m) => m[1] ?? ''],
+    ];
+    const lint = lintTexts(readBundleSources(ROOT).filter((s) => /^(cis|mitre|nist|stig)\//.test(s.file)));
+    let checked = 0;
+    for (const p of lint.ruleSet.policies) {
+      const meta = catalog.policies.find((x) => x.name === p.name)?.meta;
+      assert.ok(meta !== undefined, p.name);
+      for (const tag of new Set(p.rules.flatMap((r) => r.tags)))
+        for (const [re, c, idOf] of tagged) {
+          const m = tag.match(re);
+          if (m === null) continue;
+          const t = idOf(m);
+          checked++;
+          assert.ok(
+            meta.controls[c].some((id) => id === t || id.startsWith(`${t}.`) || id.startsWith(`${t}(`)),
+            `${p.name}: tag ${tag} names no control of ${meta.controls[c].join(', ') || 'no ' + c + ' id'}`,
+          );
+        }
+    }
+    assert.ok(checked > 50, `${checked} control tags checked`);
+  });
+
   it('accounts for every id named before the review: kept in the catalogue or recorded as removed', () => {
     for (const c of CATALOGUES) {
       const kept = Object.keys(CONTROL_CATALOGUE[c]).filter((id) => !ADDED_BY_REVIEW[c].includes(id));
