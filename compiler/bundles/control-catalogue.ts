@@ -230,7 +230,6 @@ export const CONTROL_CATALOGUE: Readonly<Record<Catalogue, Readonly<Record<strin
     'V-230257': rhel8('RHEL 8 system commands must have mode 0755 or less permissive.'),
     'V-230260': rhel8('RHEL 8 library files must have mode 0755 or less permissive.'),
     'V-230269': rhel8('RHEL 8 must restrict access to the kernel message buffer.'),
-    'V-230271': rhel8('RHEL 8 must require users to provide a password for privilege escalation.'),
     'V-230287': rhel8('The RHEL 8 SSH private host key files must have mode 0600 or less permissive.'),
     'V-230386': rhel8(
       'The RHEL 8 audit system must be configured to audit the execution of privileged functions and prevent all software from executing at higher privilege levels than users executing the software.',
@@ -246,6 +245,12 @@ export const CONTROL_CATALOGUE: Readonly<Record<Catalogue, Readonly<Record<strin
     ),
     'V-230408': rhel8(
       'RHEL 8 must generate audit records for all account creations, modifications, disabling, and termination events that affect /etc/group.',
+    ),
+    'V-230409': rhel8(
+      'RHEL 8 must generate audit records for all account creations, modifications, disabling, and termination events that affect /etc/sudoers.',
+    ),
+    'V-230410': rhel8(
+      'RHEL 8 must generate audit records for all account creations, modifications, disabling, and termination events that affect /etc/sudoers.d/.',
     ),
     'V-230412': rhel8(
       'Successful/unsuccessful uses of the su command in RHEL 8 must generate an audit record.',

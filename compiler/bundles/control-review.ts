@@ -37,7 +37,7 @@ export const ADDED_BY_REVIEW: Readonly<Record<Catalogue, readonly string[]>> = {
   cis: [],
   mitre: [],
   nist: [],
-  stig: ['V-230465'],
+  stig: ['V-230465', 'V-230409', 'V-230410'],
 };
 
 /** How many distinct ids each catalogue had before the review (all of them were checked). */
@@ -576,7 +576,22 @@ export const REVIEW_CHANGES: readonly ReviewChange[] = [
     catalogue: 'stig',
     id: 'V-230271',
     reason:
-      'asks that sudo needs a password (no NOPASSWD), which stig-protect-sudoers keeps; this policy blocks su and sudo',
+      'asks that sudo rules require a password (no NOPASSWD), a setting in the sudoers files; this policy blocks su and sudo',
+  },
+  {
+    policy: 'stig-protect-sudoers',
+    catalogue: 'stig',
+    id: 'V-230271',
+    replacement: 'V-230409',
+    reason:
+      'asks that sudo rules require a password (no NOPASSWD): a setting the policy does not make; the policy blocks every change to /etc/sudoers, and the alert records it (V-230409)',
+  },
+  {
+    policy: 'stig-protect-sudoers',
+    catalogue: 'stig',
+    id: 'V-230271',
+    replacement: 'V-230410',
+    reason: 'as for V-230409: the policy blocks and records every change to /etc/sudoers.d/ (V-230410)',
   },
   {
     policy: 'stig-block-remote-shells',
