@@ -166,7 +166,6 @@ export const CONTROL_CATALOGUE: Readonly<Record<Catalogue, Readonly<Record<strin
     'T1070.002': attack('Indicator Removal: Clear Linux or Mac System Logs'),
     'T1070.003': attack('Indicator Removal: Clear Command History'),
     'T1070.004': attack('Indicator Removal: File Deletion'),
-    T1087: attack('Account Discovery'),
     T1090: attack('Proxy'),
     T1095: attack('Non-Application Layer Protocol'),
     T1098: attack('Account Manipulation'),
