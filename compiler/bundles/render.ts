@@ -172,9 +172,10 @@ export function renderCoverage(
       2,
     )}\n`;
   if (format === 'markdown') return coverageMarkdown(covered);
-  const rows = [['CATALOGUE', 'CONTROL', 'TITLE', 'POLICIES']];
+  // The title last: STIG titles are sentences.
+  const rows = [['CATALOGUE', 'CONTROL', 'POLICIES', 'TITLE']];
   for (const k of covered)
-    rows.push([k.catalogue.toUpperCase(), k.id, k.title ?? UNLISTED_TITLE, k.policies.join(', ')]);
+    rows.push([k.catalogue.toUpperCase(), k.id, k.policies.join(', '), k.title ?? UNLISTED_TITLE]);
   const counts = CATALOGUES.map(
     (c) => `${c.toUpperCase()} ${covered.filter((k) => k.catalogue === c).length}`,
   ).join(', ');

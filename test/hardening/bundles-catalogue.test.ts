@@ -267,11 +267,11 @@ describe('hardening control catalogue', function () {
       assert.equal(cov.code, 0, cov.stderr);
       assert.match(
         cov.stdout,
-        /CIS +docker-4\.3 +Ensure that unnecessary packages are not installed in the container +probe/,
+        /CIS +docker-4\.3 +probe +Ensure that unnecessary packages are not installed in the container\n/,
       );
       assert.match(
         cov.stdout,
-        new RegExp(`CIS +docker-9\\.9 +${UNLISTED_TITLE.replace(/[()]/g, '\\$&')} +probe`),
+        new RegExp(`CIS +docker-9\\.9 +probe +${UNLISTED_TITLE.replace(/[()]/g, '\\$&')}\n`),
       );
       const json = JSON.parse((await rtctl('bundles', 'coverage', '--dir', dir, '-o', 'json')).stdout) as {
         catalogues: {
