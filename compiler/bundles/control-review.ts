@@ -7,7 +7,9 @@ import type { Catalogue } from './metadata.js';
 /** How an id was judged, in one paragraph each (docs/hardening.md, "How the ids were verified"). */
 export const REVIEW_RULES: readonly string[] = [
   "Every id of every policy was looked up in its catalogue's own text (the edition in the table above) and kept only when the control's subject is what the policy decides: the same files, programs or kernel interfaces, in the direction the control asks.",
-  'A file permission or ownership control counts for a policy that blocks writes to that file: the write half of the permission is enforced for every process, root included. A control that also restricts reads counts only where reads are blocked too, or where the control is about writes.',
+  "A file permission or ownership control counts for a policy that blocks writes to that file: the write half of the permission is enforced for every process, root included. Where the control's own rationale is only that the file must not be read (private keys, audit logs), it counts only for a policy that blocks the reads.",
+  'An Audit policy restricts nothing, so it implements no permission, least-privilege or protection control.',
+  "An ATT&CK technique counts when the policy's attack is that technique as ATT&CK describes it: a Block policy stops it, an Audit policy records it.",
   'A control that asks for audit records of an event counts for an Audit policy on that event, and for a Block policy, whose alert records every attempt (and nothing happens).',
   'A control that asks for a setting (an algorithm, a lifetime, a module or protocol switched off, a kernel parameter, the choice of repositories) does not count for a policy that only keeps the file holding it from changing: that keeps whatever value is there, right or wrong. Such policies name CM-5 or CM-6 instead.',
   'A control about a kernel-wide switch (user namespaces, ptrace scope) does not count for a policy that blocks a few named programs: any other program still reaches the same system call.',
@@ -127,6 +129,13 @@ export const REVIEW_CHANGES: readonly ReviewChange[] = [
     catalogue: 'nist',
     id: 'CM-6',
     reason: 'cron jobs are scheduled work, not configuration settings; CM-5 covers the write restriction',
+  },
+  {
+    policy: 'cis-protect-sshd-config',
+    catalogue: 'cis',
+    id: 'linux-5.2.2',
+    reason:
+      'the private host key permissions exist so that the keys cannot be read; this policy blocks writes only (mitre-block-ssh-host-key-read blocks the reads and keeps 5.2.2)',
   },
   {
     policy: 'cis-protect-runtime-sockets',
