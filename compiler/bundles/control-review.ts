@@ -342,13 +342,6 @@ export const REVIEW_CHANGES: readonly ReviewChange[] = [
     reason: 'the policy blocks the download tool; the shell that runs the payload is nist-block-shells',
   },
   {
-    policy: 'mitre-block-discovery-tools',
-    catalogue: 'mitre',
-    id: 'T1087',
-    reason:
-      "ATT&CK's account discovery names id, groups and /etc/passwd; who, w and last are T1033's, and no fit for last could be confirmed",
-  },
-  {
     policy: 'mitre-block-download-tools',
     catalogue: 'nist',
     id: 'SI-3',

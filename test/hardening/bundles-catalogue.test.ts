@@ -130,6 +130,12 @@ describe('hardening control catalogue', function () {
 
   it('agrees with the review record: removed ids gone, replacements in place, moves done', () => {
     const byName = new Map(catalog.policies.map((p) => [p.name, p]));
+    const keys = REVIEW_CHANGES.map((k) => `${k.policy} ${k.catalogue} ${k.id} ${k.replacement ?? '-'}`);
+    assert.deepEqual(
+      keys.filter((k, i) => keys.indexOf(k) !== i),
+      [],
+      'each change is recorded once',
+    );
     for (const k of REVIEW_CHANGES) {
       const p = byName.get(k.policy);
       assert.ok(p !== undefined, `${k.policy} exists`);
