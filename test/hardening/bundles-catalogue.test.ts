@@ -293,6 +293,13 @@ describe('hardening control catalogue', function () {
           ['docker-9.9', null, null],
         ],
       );
+      const list = JSON.parse((await rtctl('bundles', 'list', '--dir', dir, '-o', 'json')).stdout) as {
+        bundles: { policies: { titles: Record<string, Record<string, string | null>> }[] }[];
+      };
+      assert.deepEqual(list.bundles[0]?.policies[0]?.titles.cis, {
+        'docker-4.3': 'Ensure that unnecessary packages are not installed in the container',
+        'docker-9.9': null,
+      });
       const show = await rtctl('bundles', 'show', 'probe', '--dir', dir);
       assert.match(show.stdout, /CIS: +docker-4\.3 +Ensure that unnecessary packages/);
       assert.match(show.stdout, /\n +docker-9\.9 +\(not in the control catalogue\)/);
