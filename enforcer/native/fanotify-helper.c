@@ -652,8 +652,12 @@ static void report(const struct workload *w, int cls, const struct decision *d, 
   pexe[0] = 0;
   if (id.ppid > 0) {
     proc_exe(id.ppid, pexe, sizeof pexe);
-    /* A container process's parent on the host side (runc exec, the shim): its name, not its host path. */
-    if (!w->host && !same_mnt_ns(pid, id.ppid)) {
+    /* A container process's parent on the host side (runc exec, the shim): its name, not its host path. A
+     * parent that is exiting (runc exec right after the exec it started) has no exe or namespace links left,
+     * only its command name: outside the container's pid namespace (its nspid is its host pid), it is named
+     * by that. */
+    int outside = !same_mnt_ns(pid, id.ppid) || (pexe[0] == 0 && id.parent_nspid == id.ppid);
+    if (!w->host && outside) {
       if (pexe[0] == '/') base_name_of(pexe, sizeof pexe);
       else proc_comm_name(id.ppid, pexe, sizeof pexe);
     }
