@@ -4,6 +4,7 @@
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Action, PolicyIR } from '../ir/rule-set.js';
 import { lintTexts, type SourceText } from '../lint.js';
+import { lookupControl, type Edition } from './control-catalogue.js';
 import {
   CATALOGUES,
   PROFILES,
@@ -91,6 +92,9 @@ export function selectProfile(catalog: Catalog, profile: Profile): BundlePolicy[
 export interface CoveredControl {
   catalogue: Catalogue;
   id: string;
+  /** Title and edition from the control catalogue; absent for an id it does not list (lint warns, RT3032). */
+  title?: string;
+  edition?: Edition;
   policies: string[];
 }
 
@@ -115,8 +119,15 @@ export function coverage(policies: readonly BundlePolicy[]): CoveredControl[] {
     const byId = new Map<string, string[]>();
     for (const p of policies)
       for (const id of p.meta.controls[catalogue]) byId.set(id, [...(byId.get(id) ?? []), p.name]);
-    for (const id of [...byId.keys()].sort(compareIds))
-      out.push({ catalogue, id, policies: [...(byId.get(id) ?? [])].sort() });
+    for (const id of [...byId.keys()].sort(compareIds)) {
+      const listed = lookupControl(catalogue, id);
+      out.push({
+        catalogue,
+        id,
+        ...(listed === undefined ? {} : { title: listed.title, edition: listed.edition }),
+        policies: [...(byId.get(id) ?? [])].sort(),
+      });
+    }
   }
   return out;
 }

@@ -15,6 +15,7 @@
 //       hardening.security.runtime.com/may-break: one line: what legitimate work it can break
 import { Code } from '../diagnostics/codes/code.js';
 import type { Finding } from '../diagnostics/finding.js';
+import { EDITION_INFO, lookupControl } from './control-catalogue.js';
 
 /** The annotation and label prefix of the convention. */
 export const HARDENING_PREFIX = 'hardening.security.runtime.com/';
@@ -85,6 +86,13 @@ function escapePointer(s: string): string {
   return s.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+function catalogueEditions(catalogue: Catalogue): string {
+  return Object.values(EDITION_INFO)
+    .filter((e) => e.catalogue === catalogue)
+    .map((e) => e.name)
+    .join(' or ');
+}
+
 /** Splits a comma-separated id list: entries trimmed, empty entries kept (they are findings). */
 export function splitIds(value: string): string[] {
   return value.split(',').map((s) => s.trim());
@@ -127,6 +135,13 @@ export function readHardeningMetadata(metadata: {
         } else {
           seen.add(id);
           meta.controls[catalogue].push(id);
+          if (lookupControl(catalogue, id) === undefined)
+            findings.push({
+              code: Code.hardeningControlUnlisted,
+              severity: 'warning',
+              pointer,
+              message: `metadata.annotations.${key}: ${JSON.stringify(id)} is not in the control catalogue (compiler/bundles/control-catalogue.ts), so it has not been checked against ${catalogueEditions(catalogue)}; check the id's title there against what the policy enforces and list it, or remove it`,
+            });
         }
       }
     } else if ((TEXT_KEYS as readonly string[]).includes(name)) {

@@ -9,7 +9,30 @@ import {
   type Catalog,
   type CoveredControl,
 } from './catalog.js';
-import { CATALOGUE_TITLES, CATALOGUES, HARDENING_PREFIX, PROFILE_LABEL, PROFILES } from './metadata.js';
+import { CONTROL_CATALOGUE, EDITION_INFO, EDITIONS, lookupControl } from './control-catalogue.js';
+import {
+  ADDED_BY_REVIEW,
+  CHECKED_BEFORE_REVIEW,
+  REVIEW_CHANGES,
+  REVIEW_MOVES,
+  REVIEW_RULES,
+} from './control-review.js';
+import {
+  CATALOGUE_TITLES,
+  CATALOGUES,
+  HARDENING_PREFIX,
+  PROFILE_LABEL,
+  PROFILES,
+  type Catalogue,
+} from './metadata.js';
+
+/** Shown instead of a title for an id the control catalogue does not list (lint warns, RT3032). */
+export const UNLISTED_TITLE = '(not in the control catalogue)';
+
+/** The title of a control as its catalogue names it, or UNLISTED_TITLE. */
+export function controlTitle(catalogue: Catalogue, id: string): string {
+  return lookupControl(catalogue, id)?.title ?? UNLISTED_TITLE;
+}
 
 function pad(s: string, n: number): string {
   return s + ' '.repeat(Math.max(0, n - s.length));
@@ -54,6 +77,12 @@ export function policySummary(p: BundlePolicy): Record<string, unknown> {
     actions: p.actions,
     classes: p.classes,
     controls: p.meta.controls,
+    titles: Object.fromEntries(
+      CATALOGUES.map((c) => [
+        c,
+        Object.fromEntries(p.meta.controls[c].map((id) => [id, lookupControl(c, id)?.title ?? null])),
+      ]),
+    ),
     rationale: p.meta.rationale ?? null,
     attack: p.meta.attack ?? null,
     mayBreak: p.meta.mayBreak ?? null,
@@ -95,8 +124,9 @@ export function renderPolicyText(p: BundlePolicy): string {
     `  actions:    ${p.actions.join(', ') || '-'} on ${p.classes.join(', ') || '-'}`,
   ];
   for (const c of CATALOGUES)
-    if (p.meta.controls[c].length > 0)
-      lines.push(`  ${pad(`${c.toUpperCase()}:`, 11)} ${p.meta.controls[c].join(', ')}`);
+    p.meta.controls[c].forEach((id, i) =>
+      lines.push(`  ${pad(i === 0 ? `${c.toUpperCase()}:` : '', 11)} ${id}  ${controlTitle(c, id)}`),
+    );
   lines.push(
     `  rationale:  ${p.meta.rationale ?? '-'}`,
     `  attack:     ${p.meta.attack ?? '-'}`,
@@ -122,7 +152,19 @@ export function renderCoverage(
         catalogues: CATALOGUES.map((c) => ({
           catalogue: c,
           title: CATALOGUE_TITLES[c],
-          controls: covered.filter((k) => k.catalogue === c).map((k) => ({ id: k.id, policies: k.policies })),
+          controls: covered
+            .filter((k) => k.catalogue === c)
+            .map((k) => ({
+              id: k.id,
+              title: k.title ?? null,
+              edition: k.edition ?? null,
+              policies: k.policies,
+            })),
+        })),
+        editions: EDITIONS.map((e) => ({
+          edition: e,
+          catalogue: EDITION_INFO[e].catalogue,
+          name: EDITION_INFO[e].name,
         })),
         policies: policies.length,
       },
@@ -130,8 +172,10 @@ export function renderCoverage(
       2,
     )}\n`;
   if (format === 'markdown') return coverageMarkdown(covered);
-  const rows = [['CATALOGUE', 'CONTROL', 'POLICIES']];
-  for (const k of covered) rows.push([k.catalogue.toUpperCase(), k.id, k.policies.join(', ')]);
+  // The title last: STIG titles are sentences.
+  const rows = [['CATALOGUE', 'CONTROL', 'POLICIES', 'TITLE']];
+  for (const k of covered)
+    rows.push([k.catalogue.toUpperCase(), k.id, k.policies.join(', '), k.title ?? UNLISTED_TITLE]);
   const counts = CATALOGUES.map(
     (c) => `${c.toUpperCase()} ${covered.filter((k) => k.catalogue === c).length}`,
   ).join(', ');
@@ -145,14 +189,49 @@ function coverageMarkdown(covered: readonly CoveredControl[]): string {
     out.push(
       `### ${CATALOGUE_TITLES[c]} (${rows.length} controls)`,
       '',
-      '| control | policies |',
-      '|---|---|',
+      '| control | title | policies |',
+      '|---|---|---|',
     );
     for (const k of rows)
-      out.push(`| ${cell(k.id)} | ${k.policies.map((p) => `[${p}](#${p})`).join(', ')} |`);
+      out.push(
+        `| ${cell(k.id)} | ${cell(k.title ?? UNLISTED_TITLE)} | ${k.policies.map((p) => `[${p}](#${p})`).join(', ')} |`,
+      );
     out.push('');
   }
   return `${out.join('\n')}`;
+}
+
+/** The "How the ids were verified" section of docs/hardening.md, from the review record. */
+function reviewSection(): string[] {
+  const checked = CATALOGUES.map((c) => `${CATALOGUE_TITLES[c]} ${CHECKED_BEFORE_REVIEW[c]}`).join(', ');
+  const removed = (c: Catalogue): number => REVIEW_CHANGES.filter((k) => k.catalogue === c).length;
+  const out = [
+    '## How the ids were verified',
+    '',
+    `A review on 2026-11-25 checked every id the policies named (distinct ids: ${checked}) against the`,
+    'catalogue texts in the table above, by these rules:',
+    '',
+    ...REVIEW_RULES.map((r) => `- ${r}`),
+    '',
+    `It removed or replaced ${REVIEW_CHANGES.length} ids on policies (${CATALOGUES.map((c) => `${CATALOGUE_TITLES[c]} ${removed(c)}`).join(', ')}),`,
+    `added ${CATALOGUES.flatMap((c) => ADDED_BY_REVIEW[c]).length} as replacements (${CATALOGUES.flatMap((c) => ADDED_BY_REVIEW[c]).join(', ') || 'none'}), and moved the policies whose first`,
+    'catalogue had no control left to the bundle of one they still implement (their attack tests follow the names):',
+    '',
+    '| was | now | why |',
+    '|---|---|---|',
+    ...REVIEW_MOVES.map((m) => `| ${m.from} | [${m.to}](#${m.to}) | ${cell(m.reason)} |`),
+    '',
+    'The ids removed or replaced:',
+    '',
+    '| policy | id | now | why |',
+    '|---|---|---|---|',
+    ...REVIEW_CHANGES.map(
+      (k) =>
+        `| [${k.policy}](#${k.policy}) | ${cell(k.id)} | ${cell(k.replacement ?? 'removed')} | ${cell(k.reason)} |`,
+    ),
+    '',
+  ];
+  return out;
 }
 
 /** docs/hardening.md. */
@@ -174,7 +253,8 @@ export function renderHardeningDoc(catalog: Catalog): string {
     '## The metadata convention',
     '',
     `Each policy says what it implements in annotations under \`${HARDENING_PREFIX}\`, checked by \`rtctl lint\``,
-    '(RT3030 for a control id not written as its catalogue writes it, RT3031 for the rest):',
+    '(RT3030 for a control id not written as its catalogue writes it, RT3032 for one the control catalogue',
+    '`compiler/bundles/control-catalogue.ts` does not list, RT3031 for the rest):',
     '',
     '| key | value |',
     '|---|---|',
@@ -192,18 +272,19 @@ export function renderHardeningDoc(catalog: Catalog): string {
     '',
     '## Catalogue editions',
     '',
-    'Section numbers move between editions of a benchmark; the ids of these policies refer to:',
+    'Section numbers move between editions of a benchmark; the ids of these policies refer to the editions below.',
+    'Every id a policy names is listed, with its title and edition, in the control catalogue',
+    '`compiler/bundles/control-catalogue.ts`; `rtctl lint` warns about any other id (RT3032).',
     '',
-    '| ids | catalogue and edition |',
-    '|---|---|',
-    '| `docker-…` | CIS Docker Benchmark v1.2.0 (later editions added a first item to section 5, so the numbers used here are one higher there) |',
-    '| `kubernetes-…` | CIS Kubernetes Benchmark v1.8.0 |',
-    '| `linux-…` | CIS Distribution Independent Linux Benchmark v2.0.0 |',
-    '| `T…` | MITRE ATT&CK for Enterprise technique and sub-technique ids |',
-    '| NIST | NIST SP 800-53 Revision 5 |',
-    '| `V-230…`, `V-244…` | DISA Red Hat Enterprise Linux 8 STIG, Version 1 (the nearest DISA STIG for a Linux node or container) |',
-    '| `V-242…` | DISA Kubernetes STIG, Version 1 |',
+    '| ids | catalogue and edition | ids listed | titles checked against |',
+    '|---|---|---|---|',
+    ...EDITIONS.map((e) => {
+      const info = EDITION_INFO[e];
+      const listed = Object.values(CONTROL_CATALOGUE[info.catalogue]).filter((k) => k.edition === e).length;
+      return `| ${info.ids} | ${cell(info.name)} | ${listed} | ${cell(info.checkedAgainst)} |`;
+    }),
     '',
+    ...reviewSection(),
     '## Profiles',
     '',
     'In the spirit of the Pod Security Standards: **baseline** blocks what no ordinary service does (package',
@@ -266,7 +347,9 @@ export function renderHardeningDoc(catalog: Catalog): string {
       );
       for (const c of CATALOGUES)
         if (p.meta.controls[c].length > 0)
-          out.push(`- ${CATALOGUE_TITLES[c]}: ${p.meta.controls[c].join(', ')}`);
+          out.push(
+            `- ${CATALOGUE_TITLES[c]}: ${p.meta.controls[c].map((id) => `${id} (${controlTitle(c, id)})`).join(', ')}`,
+          );
       out.push(
         `- Rationale: ${p.meta.rationale ?? '-'}`,
         `- Attack: ${p.meta.attack ?? '-'}`,

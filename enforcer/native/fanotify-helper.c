@@ -660,8 +660,12 @@ static void collect_facts(const struct workload *w, int cls, int pid, const char
   f->pexe[0] = 0;
   if (f->id.ppid > 0) {
     proc_exe(f->id.ppid, f->pexe, sizeof f->pexe);
-    /* A container process's parent on the host side (runc exec, the shim): its name, not its host path. */
-    if (!w->host && !same_mnt_ns(pid, f->id.ppid)) {
+    /* A container process's parent on the host side (runc exec, the shim): its name, not its host path. A
+     * parent that is exiting (runc exec right after the exec it started) has no exe or namespace links left,
+     * only its command name: outside the container's pid namespace (its nspid is its host pid), it is named
+     * by that. */
+    int outside = !same_mnt_ns(pid, f->id.ppid) || (f->pexe[0] == 0 && f->id.parent_nspid == f->id.ppid);
+    if (!w->host && outside) {
       if (f->pexe[0] == '/') base_name_of(f->pexe, sizeof f->pexe);
       else proc_comm_name(f->id.ppid, f->pexe, sizeof f->pexe);
     }

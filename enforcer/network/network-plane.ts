@@ -111,6 +111,26 @@ export function readCgroup2Path(pid: number): string {
   return line.slice(3);
 }
 
+/**
+ * The cgroup v2 folder of a container workload below `cgroupRoot` (where the host's hierarchy is seen; unset:
+ * this process's cgroup2 mount): the runtime's cgroupsPath, then the process's own line (a runtime that did
+ * not say, or a path the runtime wrote relative to something else). Shared by the planes keyed by cgroup.
+ */
+export function findContainerCgroupDir(
+  anchor: WorkloadAnchor,
+  cgroupRoot: string | undefined,
+  plane: string,
+): string {
+  const root = cgroupRoot === undefined ? findCgroup2Mount() : resolveCgroup2Root(cgroupRoot);
+  const fromRuntime = anchor.cgroupPath === '' ? '' : join(root, toCgroup2Path(anchor.cgroupPath));
+  if (fromRuntime !== '' && existsSync(fromRuntime)) return fromRuntime;
+  const fromProc = join(root, readCgroup2Path(anchor.pid));
+  if (existsSync(fromProc)) return fromProc;
+  throw new Error(
+    `${plane}: no cgroup v2 folder for workload ${anchor.key} (${fromRuntime || '(no runtime path)'}, ${fromProc})`,
+  );
+}
+
 interface Pending {
   resolve: (line: string) => void;
   reject: (error: Error) => void;
@@ -203,18 +223,7 @@ export class NetworkPlane implements DataPlane {
 
   private cgroupDir(anchor: WorkloadAnchor): string {
     if (anchor.host) return resolveCgroup2Root(this.options.hostCgroup ?? '');
-    const root =
-      this.options.cgroupRoot === undefined
-        ? findCgroup2Mount()
-        : resolveCgroup2Root(this.options.cgroupRoot);
-    // The runtime's cgroupsPath, then the process's own line (a runtime that did not say).
-    const fromRuntime = anchor.cgroupPath === '' ? '' : join(root, toCgroup2Path(anchor.cgroupPath));
-    if (fromRuntime !== '' && existsSync(fromRuntime)) return fromRuntime;
-    const fromProc = join(root, readCgroup2Path(anchor.pid));
-    if (existsSync(fromProc)) return fromProc;
-    throw new Error(
-      `network plane: no cgroup v2 folder for workload ${anchor.key} (${fromRuntime || '(no runtime path)'}, ${fromProc})`,
-    );
+    return findContainerCgroupDir(anchor, this.options.cgroupRoot, 'network plane');
   }
 
   async apply(state: EnforcementState): Promise<void> {

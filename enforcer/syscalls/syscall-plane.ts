@@ -26,7 +26,7 @@ import {
   type EnforcementState,
   type WorkloadAnchor,
 } from '../data-plane.js';
-import { findCgroup2Mount, readCgroup2Path } from '../network/network-plane.js';
+import { findCgroup2Mount, findContainerCgroupDir, resolveCgroup2Root } from '../network/network-plane.js';
 import { getPathArguments, getSyscallNameOf, getSyscallNumber } from './syscall-arguments.js';
 import {
   SysAction,
@@ -152,10 +152,13 @@ export class SyscallPlane implements DataPlane {
   }
 
   private cgroupId(anchor: WorkloadAnchor): bigint {
-    const root = this.options.cgroupRoot ?? findCgroup2Mount();
-    if (anchor.host) return statSync(root, { bigint: true }).ino;
-    const path = anchor.cgroupPath !== '' ? anchor.cgroupPath : readCgroup2Path(anchor.pid);
-    return statSync(join(root, path), { bigint: true }).ino;
+    const { cgroupRoot } = this.options;
+    const dir = anchor.host
+      ? cgroupRoot === undefined
+        ? findCgroup2Mount()
+        : resolveCgroup2Root(cgroupRoot)
+      : findContainerCgroupDir(anchor, cgroupRoot, 'syscall plane');
+    return statSync(dir, { bigint: true }).ino;
   }
 
   async apply(state: EnforcementState): Promise<void> {

@@ -128,14 +128,14 @@ const POD_ATTACKS: readonly Attack[] = [
   block('cis-protect-cron', append('/etc/cron.d/rtctl-job'), '/etc/cron.d/rtctl-job'),
   block('cis-protect-sshd-config', append('/etc/ssh/sshd_config'), '/etc/ssh/sshd_config'),
   block('stig-protect-sudoers', append('/etc/sudoers.d/rtctl'), '/etc/sudoers.d/rtctl'),
-  block('cis-protect-pam', append('/etc/pam.d/common-auth'), '/etc/pam.d/common-auth'),
+  block('mitre-protect-pam', append('/etc/pam.d/common-auth'), '/etc/pam.d/common-auth'),
   block(
-    'cis-protect-kernel-module-config',
+    'mitre-protect-kernel-module-config',
     append('/etc/modprobe.d/rtctl.conf'),
     '/etc/modprobe.d/rtctl.conf',
   ),
   block(
-    'cis-protect-package-sources',
+    'nist-protect-package-sources',
     append('/etc/apt/sources.list.d/rtctl.list'),
     '/etc/apt/sources.list.d/rtctl.list',
   ),
@@ -237,7 +237,7 @@ const POD_ATTACKS: readonly Attack[] = [
   block('stig-block-remote-shells', fake('telnet', '127.0.0.1'), '/opt/fake/telnet'),
   block('stig-block-file-transfer-servers', fake('vsftpd'), '/opt/fake/vsftpd'),
   block('stig-block-privilege-escalation-tools', ['su', '-s', '/usr/bin/true', 'nobody'], '/usr/bin/su'),
-  block('stig-protect-login-defaults', append('/etc/login.defs'), '/etc/login.defs'),
+  block('nist-protect-login-defaults', append('/etc/login.defs'), '/etc/login.defs'),
 ];
 
 /** Node attacks: argv run on this host; paths created for a case are removed after. */
@@ -278,7 +278,7 @@ const HOST_ATTACKS: readonly HostAttack[] = [
   },
   {
     ...audit(
-      'cis-host-audit-admin-kubeconfig',
+      'mitre-host-audit-admin-kubeconfig',
       ['cat', '/etc/kubernetes/admin.conf'],
       '/etc/kubernetes/admin.conf',
     ),

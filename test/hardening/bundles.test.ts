@@ -131,7 +131,7 @@ describe('hardening bundles (catalogue, profiles, coverage)', function () {
     assert.equal(json.bundles.flatMap((b) => b.policies).length, all.policies.length);
     const show = await rtctl('bundles', 'show', 'mitre-block-crypto-miners');
     assert.equal(show.code, 0);
-    assert.match(show.stdout, /MITRE: +T1496/);
+    assert.match(show.stdout, /MITRE: +T1496 +Resource Hijacking/);
     assert.match(show.stdout, /attack: +Dropping and running xmrig/);
     assert.match(show.stdout, /actions: +Block on Network, Process/);
     assert.match(show.stdout, /may break: +Clients of services that listen on one of the pool ports/);
@@ -159,16 +159,26 @@ describe('hardening bundles (catalogue, profiles, coverage)', function () {
     );
     assert.equal(covered.length, ids.size);
     const json = JSON.parse((await rtctl('bundles', 'coverage', '-o', 'json')).stdout) as {
-      catalogues: { catalogue: string; controls: { id: string; policies: string[] }[] }[];
+      catalogues: {
+        catalogue: string;
+        controls: { id: string; title: string | null; edition: string | null; policies: string[] }[];
+      }[];
     };
     assert.equal(json.catalogues.flatMap((c) => c.controls).length, ids.size);
     const t1496 = json.catalogues
       .find((c) => c.catalogue === 'mitre')
       ?.controls.find((c) => c.id === 'T1496');
     assert.deepEqual(t1496?.policies, ['mitre-block-crypto-miners']);
+    // The title and edition from the control catalogue stand beside the id.
+    assert.equal(t1496?.title, 'Resource Hijacking');
+    assert.equal(t1496?.edition, 'mitre-attack');
     const md = (await rtctl('bundles', 'coverage', '-o', 'markdown')).stdout;
-    assert.match(md, /\| T1496 \| \[mitre-block-crypto-miners\]\(#mitre-block-crypto-miners\) \|/);
+    assert.match(
+      md,
+      /\| T1496 \| Resource Hijacking \| \[mitre-block-crypto-miners\]\(#mitre-block-crypto-miners\) \|/,
+    );
     const text = (await rtctl('bundles', 'coverage')).stdout;
+    assert.match(text, /MITRE +T1496 +mitre-block-crypto-miners +Resource Hijacking\n/);
     assert.match(text, /controls covered: CIS \d+, MITRE \d+, NIST \d+, STIG \d+/);
     assert.equal(renderCoverage(catalog.policies, 'markdown'), md);
     // NIST ids sort by number: CM-5 before CM-11.

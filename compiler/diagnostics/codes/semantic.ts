@@ -157,4 +157,11 @@ export const SEMANTIC_CODES = [
     summary:
       'A hardening policy has an unknown hardening.security.runtime.com/ annotation or label, an unknown profile, a rationale, attack or may-break that is not one line, or lacks its controls, rationale or attack (docs/hardening.md).',
   },
+  {
+    code: 'RT3032',
+    severity: 'warning',
+    name: 'hardening-control-unlisted',
+    summary:
+      'A hardening annotation names a well-formed control id that the control catalogue (compiler/bundles/control-catalogue.ts) does not list: it has not been checked against its catalogue, and rtctl cannot show its title or edition (docs/hardening.md).',
+  },
 ] as const satisfies readonly CodeInfo[];

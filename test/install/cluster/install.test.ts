@@ -199,11 +199,13 @@ describe('rtctl install against the stand-in API server', function () {
     const c = await startCluster();
     c.server.workloadsReady = false;
     try {
-      const r = await rtctl(['install', '--kubeconfig', c.server.kubeconfigPath, '--timeout', '1s']);
+      // The timeout covers the CRDs' wait too (Established on their second read): 3 s leaves room for that
+      // on a loaded machine, the workloads never get ready.
+      const r = await rtctl(['install', '--kubeconfig', c.server.kubeconfigPath, '--timeout', '3s']);
       assert.equal(r.status, 1, r.stderr);
       assert.match(
         r.stderr,
-        /rtctl: install: Deployment rtctl-system\/rtctl-webhook not ready within 1s: 0\/2 ready, 0\/2 updated, 0\/2 available; the ValidatingWebhookConfiguration was not applied/,
+        /rtctl: install: Deployment rtctl-system\/rtctl-webhook not ready within 3s: 0\/2 ready, 0\/2 updated, 0\/2 available; the ValidatingWebhookConfiguration was not applied/,
       );
       assert.equal(
         c.server.requests.filter((q) => q.resource === 'validatingwebhookconfigurations').length,

@@ -82,10 +82,12 @@ describe('rtctl-enforcer.service', () => {
     assert.equal(readUnitSetting(unit, 'NoNewPrivileges'), 'yes');
     assert.equal(readUnitSetting(unit, 'KillMode'), 'process', 'a restart leaves the helper enforcing');
     assert.deepEqual(readUnitSetting(unit, 'CapabilityBoundingSet')?.split(' '), [...ENFORCER_CAPABILITIES]);
-    // The cgroup network plane is on: pins on the bpffs, host policies on the cgroup v2 root.
+    // The cgroup network plane is on (pins on the bpffs, host policies on the cgroup v2 root), and so is the
+    // system call plane.
     assert.deepEqual(readUnitEnvironment(unit), [
       'RTCTL_NETWORK_PIN_DIR=/sys/fs/bpf/rtctl-net',
       'RTCTL_NETWORK_HOST_CGROUP=/sys/fs/cgroup',
+      'RTCTL_SYSCALL_PIN_DIR=/sys/fs/bpf/rtctl-sys',
     ]);
   });
 
