@@ -3,7 +3,11 @@
 //    no enforcer, in the same run (ratios);
 //  - policy-change-to-enforced latency through `rtctl enforcer run` over a policy directory: 20 changes, each
 //    until a probe open in the container's mount gets the new answer (every sample, and the p99);
-//  - alerts per second through the plane with an Audit rule, and the count of events lost unreported;
+//  - alerts per second through the plane with an Audit rule, and the count of events lost unreported, from
+//    `--alert-generators` shell loops side by side (default 4; one loop waits for each answer, so it measures
+//    the round trip's latency rather than the pipeline); what the same loops reach with no enforcer
+//    (alerts.generatorOnly), and the CPU per alert of the helper, the enforcer and the loops (their
+//    container's cgroup), which depend less on other load than the rates;
 //  - the enforcer's peak RSS (`rssMaxMB`, VmHWM reset just before the flood) under an alert flood through
 //    `rtctl enforcer run` with 20 followers that never read their stream.
 // Run as root: `node --import tsx bench/enforcer/main.ts [--out FILE] [--only ratios,policy,alerts]
