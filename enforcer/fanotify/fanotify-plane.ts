@@ -235,7 +235,7 @@ export function createFanotifyPlane(options: FanotifyPlaneOptions): DataPlane {
       let wake: (() => void) | undefined;
       const onLine = (line: string): void => {
         if (line.length === 0) return;
-        if (line.includes('"t":"dropped"')) {
+        if (line.startsWith('{"t":"dropped"')) {
           logger.warn({ line }, 'fanotify helper dropped events');
           return;
         }
