@@ -656,7 +656,8 @@ static __always_inline int dcache_key(struct rt_dkey *k, struct file *file, stru
 	__builtin_memset(k, 0, sizeof(*k));
 	k->dentry = (__u64)d;
 	k->parent = (__u64)d->d_parent;
-	k->name = d->d_name.hash_len;
+	/* hash and len apart: the 6.1 verifier resolves the union's 64-bit hash_len to the 32-bit hash. */
+	k->name = (__u64)d->d_name.hash | (__u64)d->d_name.len << 32;
 	k->mnt = (__u64)file->f_path.mnt;
 	k->inode = (__u64)inode;
 	k->ino = inode->i_ino;
