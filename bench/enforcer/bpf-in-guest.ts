@@ -301,6 +301,8 @@ spec:
           ? null
           : {
               encode: round3(applyTimings.encodeMs),
+              serialize: round3(applyTimings.serializeMs),
+              requestBytes: applyTimings.requestBytes,
               loaderRoundTrip: round3(applyTimings.loaderRoundTripMs),
               loader: Object.fromEntries(Object.entries(applyTimings.loader).map(([k, v]) => [k, round3(v)])),
             },

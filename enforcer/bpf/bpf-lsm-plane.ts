@@ -35,11 +35,18 @@ export interface BpfLsmPlaneOptions {
 
 /** Where the time of the last apply() went, in milliseconds (the loader's phases from its reply). */
 export interface ApplyTimings {
-  /** Encoding the state into map entries and the request line (Node). */
+  /** Encoding the state into map entries (Node). */
   encodeMs: number;
-  /** From sending the request to its reply. */
+  /** Serializing the request line (Node). */
+  serializeMs: number;
+  /** Length of the request line. */
+  requestBytes: number;
+  /** From writing the request to its reply. */
   loaderRoundTripMs: number;
-  /** The loader's own phases: parse the request, clear the slot, decode the entries, write them, flip. */
+  /**
+   * The loader's own phases: receive the line (first byte to newline), parse it, clear the slot, decode the
+   * entries, write them, flip.
+   */
   loader: Record<string, number>;
   totalMs: number;
 }
@@ -188,13 +195,18 @@ export class BpfLsmPlane implements DataPlane {
     this.pending.shift()?.resolve(record as LoaderReply);
   }
 
-  private async request(body: Record<string, unknown>): Promise<LoaderReply> {
+  private request(body: Record<string, unknown>): Promise<LoaderReply> {
+    return this.send(JSON.stringify(body));
+  }
+
+  /** Sends one request line (JSON, no newline) and waits for its reply. */
+  private async send(line: string): Promise<LoaderReply> {
     const child = this.child;
     if (child === undefined || this.closed)
       throw new BpfPlaneError('BPF_NOT_STARTED', 'the loader is not running');
     const reply = await new Promise<LoaderReply>((resolve, reject) => {
       this.pending.push({ resolve, reject });
-      child.stdin.write(JSON.stringify(body) + '\n');
+      child.stdin.write(line + '\n');
     });
     if (!reply.ok) throw new BpfPlaneError(reply.code ?? 'BPF_ERROR', reply.error ?? 'loader error');
     return reply;
@@ -228,7 +240,7 @@ export class BpfLsmPlane implements DataPlane {
     });
     for (const g of [...this.generations.keys()]) if (g < state.generation - 4) this.generations.delete(g);
     const encodedAt = performance.now();
-    const reply = await this.request({
+    const line = JSON.stringify({
       cmd: 'apply',
       slot,
       generation: state.generation,
@@ -236,6 +248,8 @@ export class BpfLsmPlane implements DataPlane {
       rules: encoded.state.ruleCount,
       entries: encoded.state.entries,
     });
+    const serializedAt = performance.now();
+    const reply = await this.send(line);
     const done = performance.now();
     this.activeSlot = slot;
     this.activeWorkloads = keyed.length;
@@ -245,7 +259,9 @@ export class BpfLsmPlane implements DataPlane {
       for (const [k, v] of Object.entries(micros)) if (typeof v === 'number') loader[k] = v / 1000;
     this.lastApplyTimings = {
       encodeMs: encodedAt - started,
-      loaderRoundTripMs: done - encodedAt,
+      serializeMs: serializedAt - encodedAt,
+      requestBytes: line.length,
+      loaderRoundTripMs: done - serializedAt,
       loader,
       totalMs: done - started,
     };

@@ -40,7 +40,8 @@ static struct bpf_link *links[NPROGS];
 static struct ring_buffer *rb;
 static int opened;
 static int resumed;
-static uint64_t last_parse_us; /* time to parse the request being handled */
+static uint64_t last_parse_us;   /* time to parse the request being handled */
+static uint64_t last_receive_us; /* from its first bytes read to its newline */
 static int no_decision_cache; /* --no-decision-cache: rt_config.cache_off (for measuring) */
 
 static void reply_error(const char *code, const char *message)
@@ -181,11 +182,13 @@ static void init_hex(void)
 	}
 }
 
-/* Exactly 2n hex digits into n bytes; -1 otherwise. */
+/* At most 2n hex digits (an even count) into n bytes, the rest zero: the wire form leaves trailing zero
+ * bytes out (docs/bpf-lsm.md "Loader protocol"). -1 on anything else. */
 static int hex_decode(const char *hex, void *out, size_t n)
 {
 	unsigned char *o = out;
-	for (size_t i = 0; i < n; i++) {
+	size_t i = 0;
+	for (; i < n && hex[2 * i]; i++) {
 		int hi = hex_digit[(unsigned char)hex[2 * i]];
 		if (hi < 0)
 			return -1;
@@ -194,7 +197,10 @@ static int hex_decode(const char *hex, void *out, size_t n)
 			return -1;
 		o[i] = (unsigned char)(hi << 4 | lo);
 	}
-	return hex[2 * n] == 0 ? 0 : -1;
+	if (hex[2 * i])
+		return -1;
+	memset(o + i, 0, n - i);
+	return 0;
 }
 
 static uint32_t map_key_size[NMAPS], map_value_size[NMAPS];
@@ -487,9 +493,10 @@ static void do_apply(const struct jval *req)
 	}
 	uint64_t t4 = now_us();
 	printf("{\"ok\":true,\"generation\":%u,\"slot\":%u,\"entries\":%zu,\"micros\":{\"parse\":%llu,"
-	       "\"clear\":%llu,\"decode\":%llu,\"write\":%llu,\"flip\":%llu}}\n",
+	       "\"clear\":%llu,\"decode\":%llu,\"write\":%llu,\"flip\":%llu,\"receive\":%llu}}\n",
 	       cfg.generation[slot], slot, count, (unsigned long long)last_parse_us, (unsigned long long)(t1 - t0),
-	       (unsigned long long)(t2 - t1), (unsigned long long)(t3 - t2), (unsigned long long)(t4 - t3));
+	       (unsigned long long)(t2 - t1), (unsigned long long)(t3 - t2), (unsigned long long)(t4 - t3),
+	       (unsigned long long)last_receive_us);
 	fflush(stdout);
 }
 
@@ -644,6 +651,7 @@ int main(int argc, char **argv)
 	if (!buf)
 		return 2;
 	fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
+	uint64_t line_started = 0;
 	for (;;) {
 		struct pollfd fds[2] = { { .fd = 0, .events = POLLIN }, { .fd = -1, .events = POLLIN } };
 		if (rb)
@@ -661,16 +669,24 @@ int main(int argc, char **argv)
 				break; /* stdin closed: leave enforcement pinned */
 			if (r < 0 && errno != EAGAIN && errno != EINTR)
 				break;
-			if (r > 0)
+			if (r > 0) {
+				if (len == 0)
+					line_started = now_us();
 				len += r;
+			}
+			/* Earlier bytes held no newline: look only at the new ones (a long line arrives in many reads). */
 			char *start = buf, *nl;
-			while ((nl = memchr(start, '\n', buf + len - start))) {
+			char *from = buf + (r > 0 ? len - r : len);
+			while ((nl = memchr(from, '\n', buf + len - from))) {
 				*nl = 0;
+				last_receive_us = now_us() - line_started;
 				if (handle_line(start)) {
 					free(buf);
 					return 0;
 				}
 				start = nl + 1;
+				from = start;
+				line_started = now_us();
 			}
 			len = buf + len - start;
 			memmove(buf, start, len);
