@@ -203,7 +203,7 @@ static int hex_decode(const char *hex, void *out, size_t n)
 	return 0;
 }
 
-static uint32_t map_key_size[NMAPS], map_value_size[NMAPS];
+static uint32_t map_key_size[NMAPS], map_value_size[NMAPS], map_types[NMAPS];
 
 /* Key and value sizes of every map, read once after open. */
 static int read_map_sizes(char *err, size_t errn)
@@ -217,6 +217,7 @@ static int read_map_sizes(char *err, size_t errn)
 		}
 		map_key_size[i] = info.key_size;
 		map_value_size[i] = info.value_size;
+		map_types[i] = info.type;
 	}
 	return 0;
 }
@@ -236,10 +237,42 @@ static uint64_t now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-/* Deletes every entry of a slot-keyed hash map whose key starts with `slot`: the keys are read and
- * deleted in batches (5.6+), or one system call per key where the kernel has no batches. */
+/* The keys this loader wrote into each slot of each map by its last complete apply there: the next
+ * apply to that slot deletes exactly those (one batch) instead of reading the whole map. Unknown (after
+ * a resume, or an apply that stopped half way) means: read the map. */
+struct slot_keys {
+	unsigned char *keys;
+	size_t n;
+	int known;
+};
+static struct slot_keys written[NMAPS][2];
+static uint32_t rules_written[2] = { RT_MAX_RULES, RT_MAX_RULES }; /* rt_rules entries in use per slot */
+
+static void forget_slot(int mi, uint32_t slot)
+{
+	free(written[mi][slot].keys);
+	written[mi][slot].keys = NULL;
+	written[mi][slot].n = 0;
+	written[mi][slot].known = 0;
+}
+
+/* Deletes every entry of a slot-keyed hash map whose key starts with `slot`: the keys the last apply
+ * wrote there when known, else the keys read from the map in batches (5.6+), or one system call per key
+ * where the kernel has no batches. */
 static int clear_slot(int mi, uint32_t slot)
 {
+	if (written[mi][slot].known) {
+		struct slot_keys *w = &written[mi][slot];
+		size_t ks = map_key_size[mi];
+		uint32_t count = (uint32_t)w->n;
+		if (w->n > 0 && !(bpf_map_delete_batch(map_fds[mi], w->keys, &count, NULL) == 0 && count == w->n)) {
+			for (size_t i = 0; i < w->n; i++)
+				bpf_map_delete_elem(map_fds[mi], w->keys + i * ks);
+		}
+		forget_slot(mi, slot);
+		return 0;
+	}
+	forget_slot(mi, slot);
 	int fd = map_fds[mi];
 	size_t ks = map_key_size[mi], vs = map_value_size[mi];
 	const uint32_t chunk = 4096;
@@ -427,7 +460,9 @@ static void do_apply(const struct jval *req)
 	clear_slot(map_index("rt_index"), slot);
 	clear_slot(map_index("rt_sources"), slot);
 	clear_slot(map_index("rt_workloads"), slot);
-	zero_range(map_index("rt_rules"), slot * RT_MAX_RULES, RT_MAX_RULES);
+	/* rt_rules: only the entries the last apply there used (all of them when unknown). */
+	zero_range(map_index("rt_rules"), slot * RT_MAX_RULES, rules_written[slot]);
+	rules_written[slot] = RT_MAX_RULES;
 	uint64_t t1 = now_us();
 	unsigned char key[1024], val[4096];
 	size_t count = 0;
@@ -463,9 +498,24 @@ static void do_apply(const struct jval *req)
 			code = "BPF_MAP";
 	}
 	for (size_t mi = 0; mi < NMAPS; mi++) {
+		/* Remember the hash map keys of this slot for its next clear (only when every write succeeded). */
+		if (!code && pend[mi].n > 0 && map_types[mi] == BPF_MAP_TYPE_HASH) {
+			written[mi][slot].keys = pend[mi].keys;
+			written[mi][slot].n = pend[mi].n;
+			written[mi][slot].known = 1;
+			pend[mi].keys = NULL;
+		}
 		free(pend[mi].keys);
 		free(pend[mi].vals);
 		free(pend[mi].index);
+	}
+	if (!code) {
+		/* Hash maps this apply wrote nothing to hold nothing of this slot now. */
+		for (size_t mi = 0; mi < NMAPS; mi++)
+			if (map_types[mi] == BPF_MAP_TYPE_HASH && pend[mi].n == 0)
+				written[mi][slot].known = 1;
+		uint32_t rules = (uint32_t)rulesv->num;
+		rules_written[slot] = rules < RT_MAX_RULES ? rules : RT_MAX_RULES;
 	}
 	if (code) {
 		reply_error(code, msg);
