@@ -2,10 +2,12 @@
 // TCG (software emulation, no KVM): absolute times are meaningless and the host's load makes them swing, so
 // the figures are ratios against the same loops with no programs attached, measured alternately in the same
 // run, each side its best chunk (the least disturbed by the host). Measures: open()+close() and exec loops in
-// a workload with 1 000 rules loaded (`ratios.openClose`, `ratios.exec`), policy-change-to-enforced latency,
-// and audit events per second with the drop counter.
+// a workload with 1 000 rules loaded (`ratios.openClose`, `ratios.exec`; the same loops with the file_open
+// decision cache off in `withoutDecisionCache`), policy-change-to-enforced latency with where the apply's time
+// went, audit events per second with the drop counter, and the programs' own run time per call
+// (`programs`: kernel.bpf_stats_enabled, measured apart from the timed rounds since it costs time itself).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildRuleTableImage } from '../../compiler/rule-table/build-rule-table.js';
@@ -83,6 +85,33 @@ function measureExecs(pid: number): number {
   return best;
 }
 
+interface ProgramRun {
+  runCnt: number;
+  runTimeNs: number;
+  nsPerRun: number;
+}
+
+/** run_cnt and run_time_ns of every rt_* BPF program loaded now (bpftool; needs kernel.bpf_stats_enabled). */
+function programRuns(): Record<string, ProgramRun> {
+  const list = JSON.parse(execFileSync('bpftool', ['-j', 'prog', 'show'], { encoding: 'utf8' })) as {
+    name?: string;
+    run_cnt?: number;
+    run_time_ns?: number;
+  }[];
+  const out: Record<string, ProgramRun> = {};
+  for (const p of list) {
+    if (p.name === undefined || !p.name.startsWith('rt_')) continue;
+    const runCnt = p.run_cnt ?? 0;
+    const runTimeNs = p.run_time_ns ?? 0;
+    out[p.name] = { runCnt, runTimeNs, nsPerRun: runCnt > 0 ? Math.round(runTimeNs / runCnt) : 0 };
+  }
+  return out;
+}
+
+function setBpfStats(on: boolean): void {
+  writeFileSync('/proc/sys/kernel/bpf_stats_enabled', on ? '1' : '0');
+}
+
 async function main(): Promise<void> {
   mkdirSync('/tmp/b/n0', { recursive: true });
   writeFileSync('/tmp/b/file', 'x');
@@ -105,23 +134,62 @@ async function main(): Promise<void> {
   const table1000 = tableOf(1000, '');
   const base = { opens: [] as number[], execs: [] as number[] };
   const bpf = { opens: [] as number[], execs: [] as number[] };
-  measureOpens(pid);
-  measureExecs(pid);
-  for (let round = 0; round < ROUNDS; round++) {
-    base.opens.push(measureOpens(pid));
-    base.execs.push(measureExecs(pid));
-    const p = new BpfLsmPlane({ loaderPath, pinDir });
+  const bpfNoCache = { opens: [] as number[], execs: [] as number[] };
+  let cacheHits = 0;
+  let decisions = 0;
+  const withPlane = async <T>(
+    decisionCache: boolean,
+    body: (p: BpfLsmPlane) => T | Promise<T>,
+  ): Promise<T> => {
+    const p = new BpfLsmPlane({ loaderPath, pinDir, decisionCache });
     await p.start();
     await p.apply({
       generation: 1,
       table: table1000,
       workloads: [{ anchor, policies: [0], postures: POSTURES }],
     });
-    bpf.opens.push(measureOpens(pid));
-    bpf.execs.push(measureExecs(pid));
-    await p.stop({ keepEnforcing: false });
+    try {
+      return await body(p);
+    } finally {
+      await p.stop({ keepEnforcing: false });
+    }
+  };
+  const statsWas = readFileSync('/proc/sys/kernel/bpf_stats_enabled', 'utf8').trim();
+  setBpfStats(false);
+  measureOpens(pid);
+  measureExecs(pid);
+  for (let round = 0; round < ROUNDS; round++) {
+    base.opens.push(measureOpens(pid));
+    base.execs.push(measureExecs(pid));
+    await withPlane(true, async (p) => {
+      bpf.opens.push(measureOpens(pid));
+      bpf.execs.push(measureExecs(pid));
+      const st = await p.stats();
+      cacheHits += st.cacheHits;
+      decisions += st.decisions;
+    });
+    await withPlane(false, () => {
+      bpfNoCache.opens.push(measureOpens(pid));
+      bpfNoCache.execs.push(measureExecs(pid));
+    });
   }
   const best = (xs: readonly number[]): number => Math.min(...xs);
+
+  // The programs' own time per call, with and without the decision cache (bpf_stats costs two clock reads per
+  // run, so it is on only here, never during the timed rounds).
+  const profile = async (decisionCache: boolean): Promise<Record<string, ProgramRun>> =>
+    withPlane(decisionCache, () => {
+      setBpfStats(true);
+      try {
+        measureOpens(pid);
+        measureExecs(pid);
+        return programRuns();
+      } finally {
+        setBpfStats(false);
+      }
+    });
+  const programs = { withDecisionCache: await profile(true), withoutDecisionCache: await profile(false) };
+  setBpfStats(statsWas === '1');
 
   const plane = new BpfLsmPlane({ loaderPath, pinDir });
   await plane.start();
@@ -161,6 +229,7 @@ spec:
     workloads: [{ anchor, policies: [0, 1], postures: POSTURES }],
   });
   const applyMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  const applyTimings = plane.applyTimings;
   const denied = runIn(pid, '/bin/sh', '/tmp/b/newly-blocked 2>/dev/null; echo $?').trim() === '126';
 
   // Audit events: every open of the audited file is reported; none may be lost silently.
@@ -204,6 +273,16 @@ spec:
       openClose: round3(median(bpf.opens) / median(base.opens)),
       exec: round3(median(bpf.execs) / median(base.execs)),
     },
+    // The same loops with the file_open decision cache off (what every open cost before it).
+    withoutDecisionCache: {
+      openClose: round3(best(bpfNoCache.opens) / best(base.opens)),
+      exec: round3(best(bpfNoCache.execs) / best(base.execs)),
+      medianOpenClose: round3(median(bpfNoCache.opens) / median(base.opens)),
+      bpfMicros: { openClose: bpfNoCache.opens.map(round3), exec: bpfNoCache.execs.map(round3) },
+    },
+    decisionCache: { decisions, cacheHits },
+    // run_cnt/run_time_ns per rt_* program (kernel.bpf_stats_enabled) over one open loop and one exec loop.
+    programs,
     openClose: {
       iterations: OPENS,
       baselineMicros: base.opens.map(round3),
@@ -214,7 +293,20 @@ spec:
       baselineMicros: base.execs.map(round3),
       bpfMicros: bpf.execs.map(round3),
     },
-    policyChange: { applyMs: +applyMs.toFixed(1), deniedRightAfter: denied },
+    policyChange: {
+      applyMs: +applyMs.toFixed(1),
+      deniedRightAfter: denied,
+      phasesMs:
+        applyTimings === undefined
+          ? null
+          : {
+              encode: round3(applyTimings.encodeMs),
+              serialize: round3(applyTimings.serializeMs),
+              requestBytes: applyTimings.requestBytes,
+              loaderRoundTrip: round3(applyTimings.loaderRoundTripMs),
+              loader: Object.fromEntries(Object.entries(applyTimings.loader).map(([k, v]) => [k, round3(v)])),
+            },
+    },
     auditEvents: {
       opens: AUDITS,
       received,

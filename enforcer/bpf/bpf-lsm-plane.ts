@@ -26,6 +26,29 @@ export interface BpfLsmPlaneOptions {
   pinDir?: string;
   /** Reads a workload's kernel identity; the default stats cgroupfs and /proc (tests may pass another). */
   resolveWorkloadKey?: (anchor: WorkloadAnchor) => { kind: WorkloadKeyKind; id: bigint };
+  /**
+   * The file_open decision cache (docs/bpf-lsm.md "Decision cache"); default on. Off only for measuring what
+   * it saves: decisions are the same either way.
+   */
+  decisionCache?: boolean;
+}
+
+/** Where the time of the last apply() went, in milliseconds (the loader's phases from its reply). */
+export interface ApplyTimings {
+  /** Encoding the state into map entries (Node). */
+  encodeMs: number;
+  /** Serializing the request line (Node). */
+  serializeMs: number;
+  /** Length of the request line. */
+  requestBytes: number;
+  /** From writing the request to its reply. */
+  loaderRoundTripMs: number;
+  /**
+   * The loader's own phases: receive the line (first byte to newline), parse it, clear the slot, decode the
+   * entries, write them, flip.
+   */
+  loader: Record<string, number>;
+  totalMs: number;
 }
 
 /** An error reported by the loader or by encoding, with its code. */
@@ -121,6 +144,7 @@ export class BpfLsmPlane implements DataPlane {
   private activeWorkloads = 0;
   private readonly generations = new Map<number, GenerationInfo>();
   private stderr = '';
+  private lastApplyTimings: ApplyTimings | undefined;
 
   constructor(private readonly options: BpfLsmPlaneOptions) {}
 
@@ -131,6 +155,7 @@ export class BpfLsmPlane implements DataPlane {
 
   async start(): Promise<void> {
     const args = ['--pin-dir', this.options.pinDir ?? '/sys/fs/bpf/rtctl'];
+    if (this.options.decisionCache === false) args.push('--no-decision-cache');
     const child = spawn(this.options.loaderPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     this.child = child;
     child.stderr.on('data', (d: Buffer) => {
@@ -170,19 +195,30 @@ export class BpfLsmPlane implements DataPlane {
     this.pending.shift()?.resolve(record as LoaderReply);
   }
 
-  private async request(body: Record<string, unknown>): Promise<LoaderReply> {
+  private request(body: Record<string, unknown>): Promise<LoaderReply> {
+    return this.send(JSON.stringify(body));
+  }
+
+  /** Sends one request line (JSON, no newline) and waits for its reply. */
+  private async send(line: string): Promise<LoaderReply> {
     const child = this.child;
     if (child === undefined || this.closed)
       throw new BpfPlaneError('BPF_NOT_STARTED', 'the loader is not running');
     const reply = await new Promise<LoaderReply>((resolve, reject) => {
       this.pending.push({ resolve, reject });
-      child.stdin.write(JSON.stringify(body) + '\n');
+      child.stdin.write(line + '\n');
     });
     if (!reply.ok) throw new BpfPlaneError(reply.code ?? 'BPF_ERROR', reply.error ?? 'loader error');
     return reply;
   }
 
+  /** Where the time of the last apply() went (undefined before the first). */
+  get applyTimings(): ApplyTimings | undefined {
+    return this.lastApplyTimings;
+  }
+
   async apply(state: EnforcementState): Promise<void> {
+    const started = performance.now();
     const resolve = this.options.resolveWorkloadKey ?? resolveWorkloadKey;
     const keyed: KeyedWorkload[] = state.workloads.map((w) => {
       const key = resolve(w.anchor);
@@ -203,7 +239,8 @@ export class BpfLsmPlane implements DataPlane {
       rules: encoded.state.rules,
     });
     for (const g of [...this.generations.keys()]) if (g < state.generation - 4) this.generations.delete(g);
-    await this.request({
+    const encodedAt = performance.now();
+    const line = JSON.stringify({
       cmd: 'apply',
       slot,
       generation: state.generation,
@@ -211,8 +248,23 @@ export class BpfLsmPlane implements DataPlane {
       rules: encoded.state.ruleCount,
       entries: encoded.state.entries,
     });
+    const serializedAt = performance.now();
+    const reply = await this.send(line);
+    const done = performance.now();
     this.activeSlot = slot;
     this.activeWorkloads = keyed.length;
+    const loader: Record<string, number> = {};
+    const micros = reply['micros'];
+    if (typeof micros === 'object' && micros !== null)
+      for (const [k, v] of Object.entries(micros)) if (typeof v === 'number') loader[k] = v / 1000;
+    this.lastApplyTimings = {
+      encodeMs: encodedAt - started,
+      serializeMs: serializedAt - encodedAt,
+      requestBytes: line.length,
+      loaderRoundTripMs: done - serializedAt,
+      loader,
+      totalMs: done - started,
+    };
   }
 
   async enforced(): Promise<{ generation: number; workloads: string[] }> {
@@ -228,7 +280,7 @@ export class BpfLsmPlane implements DataPlane {
     const n = (k: string): number => (typeof reply[k] === 'number' ? reply[k] : 0);
     return {
       decisions: n('decisions'),
-      cacheHits: 0,
+      cacheHits: n('cacheHits'),
       reported: n('events'),
       dropped: n('dropped'),
       workloads: this.activeWorkloads,

@@ -27,7 +27,7 @@ import {
   encodeWorkload,
   encodeWorkloadKey,
   encodeWorkloadName,
-  toHex,
+  toWireHex,
   type MapRule,
   type SourceIds,
   type WorkloadKeyKind,
@@ -141,8 +141,8 @@ function encodeWith(
       pattern = patterns++;
       entries.push([
         'rt_patterns',
-        toHex(encodeArrayIndex(slot, MapLimit.maxPatterns, pattern)),
-        toHex(encodePattern(automaton)),
+        toWireHex(encodeArrayIndex(slot, MapLimit.maxPatterns, pattern)),
+        toWireHex(encodePattern(automaton)),
       ]);
     }
     const rule: MapRule = {
@@ -154,7 +154,11 @@ function encodeWith(
       pattern,
       sources,
     };
-    entries.push(['rt_rules', toHex(encodeArrayIndex(slot, MapLimit.maxRules, r)), toHex(encodeRule(rule))]);
+    entries.push([
+      'rt_rules',
+      toWireHex(encodeArrayIndex(slot, MapLimit.maxRules, r)),
+      toWireHex(encodeRule(rule)),
+    ]);
     rules.push({
       policyName: table.policies[record.policy]?.name ?? '',
       severity: record.severity,
@@ -179,16 +183,16 @@ function encodeWith(
     if (++indexEntries > MapLimit.maxIndex) limit(`more than ${MapLimit.maxIndex} index nodes`);
     entries.push([
       'rt_index',
-      toHex(encodeIndexKey(slot, node.cls, kind, key)),
-      toHex(encodeIndexValue(node.rules)),
+      toWireHex(encodeIndexKey(slot, node.cls, kind, key)),
+      toWireHex(encodeIndexValue(node.rules)),
     ]);
   }
 
   for (const [value, ids] of idsByString) {
     entries.push([
       'rt_sources',
-      toHex(encodeSourceKey(slot, encoder.encode(value))),
-      toHex(encodeSourceValue(ids)),
+      toWireHex(encodeSourceKey(slot, encoder.encode(value))),
+      toWireHex(encodeSourceValue(ids)),
     ]);
   }
 
@@ -213,8 +217,8 @@ function encodeWith(
     const block = (p: Posture): boolean => p === Posture.Block;
     entries.push([
       'rt_workloads',
-      toHex(encodeWorkloadKey(slot, w.keyKind, w.keyId)),
-      toHex(
+      toWireHex(encodeWorkloadKey(slot, w.keyKind, w.keyId)),
+      toWireHex(
         encodeWorkload({
           wid,
           blockPosture: [
@@ -233,8 +237,8 @@ function encodeWith(
     ]);
     entries.push([
       'rt_wnames',
-      toHex(encodeArrayIndex(slot, MapLimit.maxWorkloads, wid)),
-      toHex(encodeWorkloadName(w.name)),
+      toWireHex(encodeArrayIndex(slot, MapLimit.maxWorkloads, wid)),
+      toWireHex(encodeWorkloadName(w.name)),
     ]);
   });
   return { entries, ruleCount, rules };

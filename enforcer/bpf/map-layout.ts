@@ -192,3 +192,14 @@ export function encodeWorkloadName(name: string): Uint8Array {
 export function toHex(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
 }
+
+/**
+ * The loader's wire form of a key or value: hex without the trailing zero bytes (the loader fills the rest
+ * of the map's key or value size with zeros). Most keys and values are mostly padding (a 264-byte index key
+ * holding a 20-byte path), so this is a fraction of the full hex.
+ */
+export function toWireHex(bytes: Uint8Array): string {
+  let end = bytes.byteLength;
+  while (end > 0 && bytes[end - 1] === 0) end--;
+  return Buffer.from(bytes.buffer, bytes.byteOffset, end).toString('hex');
+}

@@ -87,6 +87,29 @@ struct {
 	__type(value, struct rt_counters);
 } rt_counters SEC(".maps");
 
+/* The file_open decision cache (rtctl-maps.h struct rt_dkey, struct rt_dstamp). An entry is used only
+ * while its stamp equals the current one: rt_epoch[0], which the loader moves on after every slot flip,
+ * and the sequence counts of the kernel's rename_lock (every d_move: a rename of the file or of any
+ * directory above it) and mount_lock (every change of the mount tree). The two are seqlocks, read
+ * as the kernel's own readers do: an odd count is a change in progress, and nothing is stored then. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, RT_DCACHE_ENTRIES);
+	__type(key, struct rt_dkey);
+	__type(value, struct rt_dstamp);
+} rt_dcache SEC(".maps");
+
+/* Typeless kernel symbols (resolved through kallsyms; 0 where absent, and then nothing is cached). */
+extern const void rename_lock __ksym __weak;
+extern const void mount_lock __ksym __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} rt_epoch SEC(".maps"); /* written by the loader only */
+
 /* Executable paths by struct file address of mm->exe_file, remembered where bpf_d_path is allowed
  * (exec, open, socket hooks) for the capable() hook where it is not. */
 struct rt_path {
@@ -131,6 +154,8 @@ struct scratch {
 	__u8 write;
 	__u8 owner;
 	__u8 tty;
+	__u8 silent; /* set by conclude: the answer was "allow without alert" */
+	__u8 pad[7];
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -160,7 +185,10 @@ static __always_inline void count(int which)
 		return;
 	if (which == 0)
 		c->decisions++;
-	else if (which == 1)
+	else if (which == 3) {
+		c->decisions++;
+		c->cache_hits++;
+	} else if (which == 1)
 		c->events++;
 	else
 		c->dropped++;
@@ -476,35 +504,50 @@ static __always_inline __u32 ns_tgid(struct task_struct *t)
 	return nr;
 }
 
-/* Looks the current task's workload up (by cgroup, then by mount namespace) into the scratch. */
-static __always_inline struct scratch *begin(__u8 cls)
+/* The current task's workload in the slot in force (by cgroup, then by mount namespace), or NULL. */
+static __always_inline struct rt_workload *find_workload(struct rt_config *cfg, struct task_struct *t)
 {
-	struct rt_config *cfg = bpf_map_lookup_elem(&rt_config, &zero);
-	if (!cfg || !cfg->enabled)
-		return NULL;
 	__u32 slot = cfg->active & 1;
-	struct task_struct *t = bpf_get_current_task_btf();
 	struct rt_workload_key k = { .slot = slot, .kind = RT_WKEY_CGROUP, .id = bpf_get_current_cgroup_id() };
 	struct rt_workload *w = bpf_map_lookup_elem(&rt_workloads, &k);
 	if (!w) {
 		k.kind = RT_WKEY_MNTNS;
 		k.id = BPF_CORE_READ(t, nsproxy, mnt_ns, ns.inum);
 		w = bpf_map_lookup_elem(&rt_workloads, &k);
-		if (!w)
-			return NULL;
 	}
+	return w;
+}
+
+/* Copies the workload into the scratch and counts the decision. */
+static __always_inline struct scratch *begin_with(struct rt_config *cfg, struct rt_workload *w, struct task_struct *t, __u8 cls)
+{
 	struct scratch *s = get_scratch();
 	if (!s)
 		return NULL;
+	__u32 slot = cfg->active & 1;
 	__builtin_memcpy(&s->wl, w, sizeof(s->wl));
 	s->slot = slot;
 	s->generation = slot ? cfg->generation[1] : cfg->generation[0];
 	s->cls = cls;
 	s->write = 0;
 	s->owner = 0;
+	s->silent = 0;
 	s->tty = BPF_CORE_READ(t, signal, tty) != NULL;
 	count(0);
 	return s;
+}
+
+/* Looks the current task's workload up (by cgroup, then by mount namespace) into the scratch. */
+static __always_inline struct scratch *begin(__u8 cls)
+{
+	struct rt_config *cfg = bpf_map_lookup_elem(&rt_config, &zero);
+	if (!cfg || !cfg->enabled)
+		return NULL;
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct rt_workload *w = find_workload(cfg, t);
+	if (!w)
+		return NULL;
+	return begin_with(cfg, w, t, cls);
 }
 
 /* Applies the winner (or the posture) and reports. Returns 0 or -EACCES. */
@@ -520,8 +563,10 @@ static __always_inline int conclude(struct scratch *s, __u32 flags, __u32 arg2, 
 		if (!r)
 			return 0;
 		action = r->action;
-		if (action == RT_ACTION_ALLOW)
+		if (action == RT_ACTION_ALLOW) {
+			s->silent = 1;
 			return 0;
+		}
 		rule = s->best;
 		kind = action == RT_ACTION_BLOCK ? RT_EVENT_BLOCK : RT_EVENT_AUDIT;
 	} else {
@@ -532,8 +577,10 @@ static __always_inline int conclude(struct scratch *s, __u32 flags, __u32 arg2, 
 				any |= s->wl.lp_sources[cls][k] & s->abits[k];
 			lp = any != 0;
 		}
-		if (!lp)
+		if (!lp) {
+			s->silent = 1;
 			return 0;
+		}
 		action = s->wl.posture[cls] ? RT_ACTION_BLOCK : RT_ACTION_AUDIT;
 		kind = RT_EVENT_POSTURE;
 	}
@@ -594,6 +641,63 @@ int BPF_PROG(rt_bprm_check, struct linux_binprm *bprm, int ret)
 	return conclude(s, 0, 0, 0, 1, 1);
 }
 
+/* The decision cache key of an open (rtctl-maps.h struct rt_dkey); 0 when the open is not cacheable:
+ * an unlinked name, or a non-directory with several names (a hard link elsewhere may be decided
+ * otherwise, and the name's dentry could later be reused for it). */
+static __always_inline int dcache_key(struct rt_dkey *k, struct file *file, struct task_struct *t,
+				      struct rt_workload *w)
+{
+	struct dentry *d = file->f_path.dentry;
+	struct inode *inode = file->f_inode;
+	if (!d || !inode || !d->d_hash.pprev)
+		return 0;
+	if ((inode->i_mode & 0170000) != 0040000 && inode->i_nlink != 1)
+		return 0;
+	__builtin_memset(k, 0, sizeof(*k));
+	k->dentry = (__u64)d;
+	k->parent = (__u64)d->d_parent;
+	/* hash and len apart: the 6.1 verifier resolves the union's 64-bit hash_len to the 32-bit hash. */
+	k->name = (__u64)d->d_name.hash | (__u64)d->d_name.len << 32;
+	k->mnt = (__u64)file->f_path.mnt;
+	k->inode = (__u64)inode;
+	k->ino = inode->i_ino;
+	k->igen = inode->i_generation;
+	/* Direct loads through the task's BTF pointers (no helper calls on this path). */
+	struct fs_struct *fs = t->fs;
+	if (!fs)
+		return 0;
+	k->root_mnt = (__u64)fs->root.mnt;
+	k->root_dentry = (__u64)fs->root.dentry;
+	if (w->has_sources) {
+		struct mm_struct *mm = t->mm;
+		struct file *exe = mm ? mm->exe_file : NULL;
+		k->exe = (__u64)exe;
+		k->exe_ino = exe ? exe->f_inode->i_ino : 0;
+	}
+	k->wid = w->wid;
+	k->write = (file->f_mode & FMODE_WRITE) != 0;
+	k->owner = inode->i_uid.val == (__u32)bpf_get_current_uid_gid();
+	k->tty = t->signal->tty != NULL;
+	return 1;
+}
+
+/* The current stamp of the decision cache; 0 when it cannot be used now (no kernel symbols, or a
+ * rename or mount change in progress). */
+static __always_inline int dcache_stamp(struct rt_dstamp *st)
+{
+	__u64 *ep = bpf_map_lookup_elem(&rt_epoch, &zero);
+	if (!ep || !&rename_lock || !&mount_lock)
+		return 0;
+	st->epoch = *ep;
+	st->rename_seq = 1;
+	st->mount_seq = 1;
+	bpf_probe_read_kernel(&st->rename_seq, sizeof(st->rename_seq), &rename_lock);
+	bpf_probe_read_kernel(&st->mount_seq, sizeof(st->mount_seq), &mount_lock);
+	/* As read_seqbegin: the state and the path are read after the counts. */
+	asm volatile("" ::: "memory");
+	return !(st->rename_seq & 1) && !(st->mount_seq & 1);
+}
+
 SEC("lsm/file_open")
 int BPF_PROG(rt_file_open, struct file *file, int ret)
 {
@@ -601,16 +705,38 @@ int BPF_PROG(rt_file_open, struct file *file, int ret)
 		return ret;
 	if (file->f_flags & RT_FMODE_EXEC)
 		return 0;
-	struct scratch *s = begin(RT_CLASS_FILE);
-	if (!s)
+	/* The stamp is read before the state: an answer computed from an older state carries an older stamp. */
+	struct rt_dstamp now;
+	int stamped = dcache_stamp(&now);
+	struct rt_config *cfg = bpf_map_lookup_elem(&rt_config, &zero);
+	if (!cfg || !cfg->enabled)
 		return 0;
 	struct task_struct *t = bpf_get_current_task_btf();
+	struct rt_workload *w = find_workload(cfg, t);
+	if (!w)
+		return 0;
+	struct rt_dkey key;
+	int cacheable = stamped && !cfg->cache_off && dcache_key(&key, file, t, w);
+	if (cacheable) {
+		struct rt_dstamp *old = bpf_map_lookup_elem(&rt_dcache, &key);
+		if (old && old->epoch == now.epoch && old->rename_seq == now.rename_seq &&
+		    old->mount_seq == now.mount_seq) {
+			count(3);
+			return 0;
+		}
+	}
+	struct scratch *s = begin_with(cfg, w, t, RT_CLASS_FILE);
+	if (!s)
+		return 0;
 	s->actor_len = exe_path(s, t, s->actor, 1);
 	s->res_len = file_path(s, file, s->res);
 	s->write = (file->f_mode & FMODE_WRITE) != 0;
 	s->owner = file->f_inode->i_uid.val == (__u32)bpf_get_current_uid_gid();
 	find_rule(s, s->res, 1);
-	return conclude(s, file->f_flags, 0, 0, 1, 1);
+	int verdict = conclude(s, file->f_flags, 0, 0, 1, 1);
+	if (cacheable && s->silent)
+		bpf_map_update_elem(&rt_dcache, &key, &now, BPF_ANY);
+	return verdict;
 }
 
 /* Protocol name of a socket, as the rules write it; 0 when network rules do not apply. */
@@ -706,3 +832,4 @@ int BPF_PROG(rt_capable, const struct cred *cred, struct user_namespace *ns, int
 	find_rule(s, s->res, 0);
 	return conclude(s, cap, 0, 0, 0, !(opts & CAP_OPT_NOAUDIT));
 }
+

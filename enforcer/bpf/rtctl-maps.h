@@ -46,7 +46,8 @@ struct rt_config {
 	__u32 generation[2];   /* state generation per slot */
 	__u32 workloads[2];    /* workload count per slot */
 	__u32 enabled;         /* 0: every hook returns 0 without deciding */
-	__u32 pad[2];
+	__u32 cache_off;       /* 1: the file_open decision cache is neither read nor filled (for measuring) */
+	__u32 pad;
 };
 
 /* rt_index (hash): (slot, class, kind, key) -> rule indices ascending */
@@ -125,7 +126,37 @@ struct rt_counters {
 	__u64 decisions;
 	__u64 events;
 	__u64 dropped;
-	__u64 pad;
+	__u64 cache_hits; /* file_open decisions answered from rt_dcache */
+};
+
+/* rt_dcache (LRU hash): "allow without alert" answers of file_open, valid while the stamp stored with
+ * them is still the current one (docs/bpf-lsm.md "Decision cache"). The key holds everything the walk
+ * reads: the opened name (dentry, its parent and name hash, mount, inode incarnation), the task's root,
+ * the mode, owner and terminal bits, the workload, and the actor's executable when the workload's rules
+ * or least-permissive sources look at it. */
+#define RT_DCACHE_ENTRIES 32768
+struct rt_dkey {
+	__u64 dentry;
+	__u64 parent;      /* dentry->d_parent */
+	__u64 name;        /* dentry->d_name.hash_len */
+	__u64 mnt;
+	__u64 inode;
+	__u64 ino;
+	__u64 root_mnt;    /* the task's root (paths are relative to it) */
+	__u64 root_dentry;
+	__u64 exe;         /* mm->exe_file and its inode number; 0 when no rule of the workload reads the actor */
+	__u64 exe_ino;
+	__u32 igen;        /* inode->i_generation */
+	__u32 wid;
+	__u8 write;
+	__u8 owner;
+	__u8 tty;
+	__u8 pad[5];
+};
+struct rt_dstamp {
+	__u64 epoch;       /* rt_epoch[0]: moved on by the loader after each slot flip */
+	__u32 rename_seq;  /* rename_lock's sequence count */
+	__u32 mount_seq;   /* mount_lock's sequence count */
 };
 
 /* Ring buffer record. */

@@ -47,6 +47,14 @@ const WORKLOAD: KeyedWorkload = {
   postures: { file: 'block', network: 'audit', capabilities: 'audit' },
 };
 
+/** A key or value in the loader's wire form (hex, trailing zero bytes left out) back to its full size. */
+function wire(hex: string | undefined, size: number): Buffer {
+  assert.ok(hex !== undefined && hex.length % 2 === 0 && hex.length <= size * 2, `bad wire hex ${hex}`);
+  const out = Buffer.alloc(size);
+  Buffer.from(hex, 'hex').copy(out);
+  return out;
+}
+
 function entriesOf(map: string, slot = 1): string[][] {
   const r = encodeState(tableOf(POLICY), slot, [WORKLOAD]);
   assert.ok(r.ok);
@@ -58,17 +66,14 @@ describe('BPF plane: state encoding', () => {
     const rules = entriesOf('rt_rules');
     assert.equal(rules.length, 3);
     for (const [, key, value] of rules) {
-      assert.equal(value?.length, RT_RULE_SIZE * 2);
-      assert.ok(
-        Buffer.from(key ?? '', 'hex').readUInt32LE(0) >= 8192,
-        'slot 1 indices start at RT_MAX_RULES',
-      );
+      assert.equal(wire(value, RT_RULE_SIZE).readUInt32LE(12), 1, 'present');
+      assert.ok(wire(key, 4).readUInt32LE(0) >= 8192, 'slot 1 indices start at RT_MAX_RULES');
     }
   });
 
   it('keys the index by slot, class, kind and the zero-padded key', () => {
     const index = entriesOf('rt_index');
-    const keys = index.map(([, k]) => Buffer.from(k ?? '', 'hex'));
+    const keys = index.map(([, k]) => wire(k, RT_INDEX_KEY_SIZE));
     assert.ok(keys.every((k) => k.length === RT_INDEX_KEY_SIZE && k.readUInt32LE(0) === 1));
     const texts = keys.map((k) => `${k[4]}:${k[5]}:${k.subarray(8).toString('utf8').replace(/\0+$/, '')}`);
     assert.deepEqual(texts.sort(), ['0:1:/bin/sleep', '1:3:/etc/', '1:4:/home/'].sort());
@@ -77,18 +82,34 @@ describe('BPF plane: state encoding', () => {
   it('gives the fromSource path an id and the workload its posture and policy bits', () => {
     const sources = entriesOf('rt_sources');
     assert.equal(sources.length, 1);
-    const value = Buffer.from(sources[0]?.[2] ?? '', 'hex');
+    const value = wire(sources[0]?.[2], 16);
     assert.equal(value.readInt32LE(0), 0);
     assert.equal(value.readInt32LE(4), -1);
     const [w] = entriesOf('rt_workloads');
-    const body = Buffer.from(w?.[2] ?? '', 'hex');
+    const body = wire(w?.[2], RT_WORKLOAD_SIZE);
     assert.equal(body.length, RT_WORKLOAD_SIZE);
     assert.deepEqual([...body.subarray(4, 8)], [1, 1, 0, 0]);
     assert.equal(body[9], 1, 'has_sources');
     assert.equal(body[16], 1, 'policy 0 selected');
-    const key = Buffer.from(w?.[1] ?? '', 'hex');
+    const key = wire(w?.[1], 16);
     assert.equal(key.readUInt32LE(4), WorkloadKeyKind.MountNamespace);
     assert.equal(key.readBigUInt64LE(8), 4026531840n);
+  });
+
+  it('leaves the trailing zero bytes of keys and values out of the wire form, never a non-zero one', () => {
+    const index = entriesOf('rt_index');
+    for (const [, k, v] of index) {
+      assert.ok(k !== undefined && v !== undefined);
+      // Shorter than the zero-padded key, and ends with the last byte of the path (never a zero byte).
+      assert.ok(k.length < RT_INDEX_KEY_SIZE * 2);
+      assert.notEqual(k.slice(-2), '00');
+      assert.notEqual(v.slice(-2), '00');
+    }
+    const etc = index
+      .map(([, k]) => wire(k, RT_INDEX_KEY_SIZE))
+      .find((k) => k.subarray(8, 13).toString('utf8') === '/etc/');
+    assert.ok(etc, 'the /etc/ node');
+    assert.equal(etc[13], 0);
   });
 
   it('never receives a bad table: loading its bytes refuses it first, with the reader code', () => {

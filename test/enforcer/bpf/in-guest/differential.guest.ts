@@ -2,7 +2,10 @@
 // policies (path, directory and pattern rules, fromSource, readOnly/ownerOnly, all three actions,
 // audit and block postures) over a generated file tree; every file is read, written and executed
 // inside a workload, and the kernel's decision (denied or not, and the alert's action and policy)
-// must equal the oracle's. Deterministic: a fixed seed; the case count is part of the report.
+// must equal the oracle's. Every file is also read by the shell itself (another actor, same mode), and
+// the whole script runs twice per rule set: the second pass is answered from the file_open decision
+// cache wherever the first was "allow without alert", and must decide (and report) exactly the same.
+// Deterministic: a fixed seed; the case count is part of the report.
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { stringify } from 'yaml';
@@ -11,7 +14,7 @@ import { EnforcementTarget } from '../../../../compiler/enforcement/enforcement-
 import { restrictToTarget } from '../../../compiler/decide/arbitrary-rule-set.js';
 import type { Workload } from '../../../../compiler/decide/decision-input.js';
 import type { BpfLsmPlane } from '../../../../enforcer/bpf/bpf-lsm-plane.js';
-import type { Postures } from '../../../../enforcer/data-plane.js';
+import type { DataPlaneEvent, Postures } from '../../../../enforcer/data-plane.js';
 import {
   EventCollector,
   buildTable,
@@ -42,7 +45,8 @@ function createRandom(seed: number): () => number {
   };
 }
 
-type Op = 'read' | 'write' | 'exec';
+type Op = 'read' | 'readsh' | 'write' | 'exec';
+const PASSES = 2;
 interface GeneratedCase {
   root: string;
   policies: Record<string, unknown>[];
@@ -128,6 +132,7 @@ function buildScript(root: string): string {
   for (const f of FILES) {
     const p = root + f;
     lines.push(`o=$(cat ${p} 2>&1 >/dev/null); echo "read ${f} $? $o"`);
+    lines.push(`o=$( (: < ${p}) 2>&1); echo "readsh ${f} $? $o"`);
     lines.push(`o=$( (echo x >> ${p}) 2>&1); echo "write ${f} $? $o"`);
     lines.push(`o=$(${p} 2>&1); echo "exec ${f} $? $o"`);
   }
@@ -144,6 +149,7 @@ describe('BPF-LSM: differential test against the oracle', function () {
   let alertsCompared = 0;
   let denials = 0;
   let postureDecisions = 0;
+  let cacheHits = 0;
 
   before(async () => {
     plane = await startPlane('diff');
@@ -158,7 +164,7 @@ describe('BPF-LSM: differential test against the oracle', function () {
     rmSync('/tmp/diff', { recursive: true, force: true });
   });
 
-  it(`decides ${RULE_SETS} generated rule sets × ${FILES.length} files × read/write/exec as the oracle does`, async () => {
+  it(`decides ${RULE_SETS} generated rule sets × ${FILES.length} files × read (cat, shell)/write/exec, twice, as the oracle does`, async () => {
     const random = createRandom(SEED);
     for (let i = 0; i < RULE_SETS; i++) {
       const c = generateCase(random, i);
@@ -179,59 +185,81 @@ describe('BPF-LSM: differential test against the oracle', function () {
           { anchor: ns.anchor, policies: selectPolicyIndices(table, WORKLOAD), postures: c.postures },
         ],
       });
-      const out = runInNamespace(ns.anchor.pid, buildScript(c.root), 120_000);
-      await new Promise((r) => setTimeout(r, 300));
-      const results = out.stdout.split('\n').filter((l) => l !== '');
-      assert.equal(results.length, FILES.length * 3, `case ${i}: script output ${out.stdout} ${out.stderr}`);
-      for (const line of results) {
-        const [op, file, status, ...rest] = line.split(' ') as [Op, string, string, ...string[]];
-        const resource = c.root + file;
-        const denied = status !== '0';
-        const request =
-          op === 'exec'
-            ? { operation: 'Process' as const, resource, parentExecutable: SHELL, write: false, owner: true }
-            : {
-                operation: 'File' as const,
-                resource,
-                executable: op === 'read' ? CAT : SHELL,
-                write: op === 'write',
-                owner: true,
-              };
-        const decision = decideOperation(ruleSet, WORKLOAD, request, c.postures);
-        cases++;
-        if (denied) denials++;
-        if (decision.basis === 'posture') postureDecisions++;
-        if (denied !== !decision.allowed || (denied && !rest.join(' ').includes('Permission denied'))) {
-          disagreements.push(
-            `case ${i} ${op} ${file}: kernel ${denied ? 'denied' : 'allowed'} (${rest.join(' ')}), oracle ${decision.allowed ? 'allowed' : 'denied'}; policies ${JSON.stringify(c.policies)}`,
-          );
-          continue;
-        }
-        if (decision.alert === null) continue;
-        const wantFlags = op === 'read' ? 'O_RDONLY' : 'O_WRONLY';
-        const event = events.events.find(
-          (e) =>
-            e.generation === generation &&
-            e.resource === resource &&
-            e.operation === request.operation &&
-            (op === 'exec' || e.syscallArgs.includes(`flags=${wantFlags}`)),
+      for (let pass = 1; pass <= PASSES; pass++) {
+        const out = runInNamespace(ns.anchor.pid, buildScript(c.root), 120_000);
+        const results = out.stdout.split('\n').filter((l) => l !== '');
+        assert.equal(
+          results.length,
+          FILES.length * 4,
+          `case ${i} pass ${pass}: script output ${out.stdout} ${out.stderr}`,
         );
-        alertsCompared++;
-        if (
-          event === undefined ||
-          event.action !== decision.alert.Action ||
-          event.policyName !== decision.alert.PolicyName
-        ) {
-          disagreements.push(
-            `case ${i} ${op} ${file}: alert ${decision.alert.Action}/${decision.alert.PolicyName} expected, kernel reported ${event === undefined ? 'none' : `${event.action}/${event.policyName}`}`,
-          );
+        for (const line of results) {
+          const [op, file, status, ...rest] = line.split(' ') as [Op, string, string, ...string[]];
+          const resource = c.root + file;
+          const denied = status !== '0';
+          const request =
+            op === 'exec'
+              ? {
+                  operation: 'Process' as const,
+                  resource,
+                  parentExecutable: SHELL,
+                  write: false,
+                  owner: true,
+                }
+              : {
+                  operation: 'File' as const,
+                  resource,
+                  executable: op === 'read' ? CAT : SHELL,
+                  write: op === 'write',
+                  owner: true,
+                };
+          const decision = decideOperation(ruleSet, WORKLOAD, request, c.postures);
+          cases++;
+          if (denied) denials++;
+          if (decision.basis === 'posture') postureDecisions++;
+          if (denied !== !decision.allowed || (denied && !rest.join(' ').includes('Permission denied'))) {
+            disagreements.push(
+              `case ${i} pass ${pass} ${op} ${file}: kernel ${denied ? 'denied' : 'allowed'} (${rest.join(' ')}), oracle ${decision.allowed ? 'allowed' : 'denied'}; policies ${JSON.stringify(c.policies)}`,
+            );
+            continue;
+          }
+          if (decision.alert === null) continue;
+          // One report per pass: the n-th pass must have produced the n-th matching event.
+          const wantFlags = op === 'write' ? 'O_WRONLY' : 'O_RDONLY';
+          const actor = op === 'read' ? CAT : SHELL;
+          const matching = (): DataPlaneEvent[] =>
+            events.events.filter(
+              (e) =>
+                e.generation === generation &&
+                e.resource === resource &&
+                e.operation === request.operation &&
+                (op === 'exec' || (e.syscallArgs.includes(`flags=${wantFlags}`) && e.processName === actor)),
+            );
+          const deadline = Date.now() + 5_000;
+          while (matching().length < pass && Date.now() < deadline)
+            await new Promise((r) => setTimeout(r, 50));
+          const found = matching();
+          const event = found[pass - 1];
+          alertsCompared++;
+          if (
+            event === undefined ||
+            event.action !== decision.alert.Action ||
+            event.policyName !== decision.alert.PolicyName
+          ) {
+            disagreements.push(
+              `case ${i} pass ${pass} ${op} ${file}: alert ${decision.alert.Action}/${decision.alert.PolicyName} expected (${pass} of them), kernel reported ${event === undefined ? `${found.length}` : `${event.action}/${event.policyName}`}`,
+            );
+          }
         }
       }
     }
+    const stats = await plane.stats();
+    cacheHits = stats.cacheHits;
     process.stdout.write(
-      `[report] differential: ${cases} kernel decisions compared with the oracle (${denials} denials, ${postureDecisions} by posture), ${alertsCompared} alerts compared, ${disagreements.length} disagreements\n`,
+      `[report] differential: ${cases} kernel decisions compared with the oracle over ${PASSES} passes (${denials} denials, ${postureDecisions} by posture), ${alertsCompared} alerts compared, ${cacheHits} file opens answered from the decision cache, ${disagreements.length} disagreements\n`,
     );
-    assert.ok(cases >= RULE_SETS * FILES.length * 3);
+    assert.ok(cases >= RULE_SETS * FILES.length * 4 * PASSES);
+    assert.ok(cacheHits > 0, 'the second passes must reach the decision cache');
     assert.ok(
       denials > 0 && denials < cases,
       `the generated cases must both deny and allow (${denials}/${cases})`,
