@@ -6,7 +6,13 @@
  * last exec named it (rts_exe, kept by sched_process_exec and sched_process_fork). The control plane decides
  * which rule it is (paths, fromSource, precedence). sched_process_exec also reports the exec of a file without
  * links (a memfd, an O_TMPFILE or a deleted file) in a workload with the filelessExec preset, and kills the
- * process before its first instruction when the preset blocks. */
+ * process before its first instruction when the preset blocks.
+ *
+ * The deny part (where LSM programs load): for a watched call that an LSM hook covers, sys_enter also decides
+ * in the kernel on the workload's rules of that call (rts_decide: precedence order; rts_kpaths: their paths and
+ * sources as exact strings) and leaves a deny record in task storage (rts_deny); the rts_lsm_* programs on the
+ * hooks the call reaches return -EACCES while the record matches the thread's current call. One decision, at
+ * sys_enter; the hooks only carry it out. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -15,6 +21,7 @@
 char LICENSE[] SEC("license") = "GPL";
 
 #define SIGKILL 9
+#define EACCES 13
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -62,6 +69,48 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } rts_counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct rts_watch_key);
+	__type(value, struct rts_decide);
+} rts_decide SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct rts_kpath_key);
+	__type(value, struct rts_kpath_val);
+} rts_kpaths SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct rts_deny);
+} rts_deny SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rts_config);
+} rts_config SEC(".maps");
+
+/* Per-CPU working memory of one kernel decision (the BPF stack is 512 bytes). */
+struct rts_dscratch {
+	struct rts_kpath_key key;
+	char str[RTS_PATH_MAX];  /* the string being scanned */
+	char path[RTS_PATH_MAX]; /* the call's path argument as read at sys_enter */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rts_dscratch);
+} rts_dscratch SEC(".maps");
 
 static __always_inline void count(__u32 which)
 {
@@ -126,17 +175,149 @@ static __always_inline void fill_common(struct rts_event *e, struct rts_workload
 		e->exe[0] = 0;
 }
 
-static __always_inline __u64 arg_of(__u64 *args, int i)
+/* ---- the kernel decision of a covered call (deny part) ------------------------------------------------ */
+
+struct scan_ctx {
+	__u64 bits;     /* rules matched by a directory prefix */
+	__u64 last_dir; /* rules whose non-recursive directory is the prefix up to the last '/' */
+	__u32 len;      /* length of the string (RTS_PATH_MAX: no end within the buffer) */
+	__u32 bad;      /* not in normal form: the kernel does not decide */
+};
+
+/* One byte of the scanned string: copies it into the key, and at each '/' looks the prefix up (a directory of
+ * some rule ends in '/'). A `//`, `/./` or `/../` makes the string undecidable here. */
+static long scan_step(__u32 i, void *data)
 {
-	switch (i) {
-	case 0: return args[0];
-	case 1: return args[1];
-	case 2: return args[2];
-	case 3: return args[3];
-	case 4: return args[4];
-	case 5: return args[5];
+	struct scan_ctx *c = data;
+	__u32 zero = 0;
+	struct rts_dscratch *s = bpf_map_lookup_elem(&rts_dscratch, &zero);
+	if (!s) {
+		c->bad = 1;
+		return 1;
 	}
+	__u32 at = i & (RTS_PATH_MAX - 1);
+	char ch = s->str[at];
+	if (ch == 0) {
+		c->len = at;
+		return 1;
+	}
+	s->key.path[at] = ch;
+	if (ch != '/')
+		return 0;
+	if (at >= 1) {
+		char p1 = s->str[(at - 1) & (RTS_PATH_MAX - 1)];
+		if (p1 == '/') {
+			c->bad = 1;
+			return 1;
+		}
+		if (p1 == '.' && at >= 2) {
+			char p2 = s->str[(at - 2) & (RTS_PATH_MAX - 1)];
+			if (p2 == '/' || (p2 == '.' && at >= 3 && s->str[(at - 3) & (RTS_PATH_MAX - 1)] == '/')) {
+				c->bad = 1;
+				return 1;
+			}
+		}
+	}
+	struct rts_kpath_val *v = bpf_map_lookup_elem(&rts_kpaths, &s->key);
+	c->bits |= v ? v->recursive : 0;
+	c->last_dir = v ? v->dir : 0;
 	return 0;
+}
+
+/* The rules (bits) whose path (kind RTS_KPATH_CALL) or source (RTS_KPATH_SOURCE) matches the absolute path in
+ * s->str: equal to a file path, directly in a directory, or below a recursive one (the oracle's isInDirectory:
+ * never the directory itself). -1 when the string is relative, not in normal form or too long. */
+static __always_inline int scan(struct rts_dscratch *s, __u32 wid, __u32 nr, __u8 kind, __u64 *bits)
+{
+	if (s->str[0] != '/')
+		return -1;
+	__builtin_memset(&s->key, 0, sizeof(s->key));
+	s->key.wid = wid;
+	s->key.nr = (__u16)nr;
+	s->key.kind = kind;
+	struct scan_ctx c = { .bits = 0, .last_dir = 0, .len = RTS_PATH_MAX, .bad = 0 };
+	bpf_loop(RTS_PATH_MAX, scan_step, &c, 0);
+	if (c.bad || c.len >= RTS_PATH_MAX)
+		return -1;
+	__u32 len = c.len;
+	if (len > 1) {
+		char last = s->str[(len - 1) & (RTS_PATH_MAX - 1)];
+		if (last == '/')
+			return -1;
+		if (last == '.') {
+			char p = s->str[(len - 2) & (RTS_PATH_MAX - 1)];
+			if (p == '/' || (p == '.' && len >= 3 && s->str[(len - 3) & (RTS_PATH_MAX - 1)] == '/'))
+				return -1;
+		}
+	} else {
+		/* "/": in no directory. */
+		c.bits = 0;
+		c.last_dir = 0;
+	}
+	struct rts_kpath_val *v = bpf_map_lookup_elem(&rts_kpaths, &s->key);
+	*bits = c.bits | c.last_dir | (v ? v->exact : 0);
+	return 0;
+}
+
+static __always_inline int lowest_bit(__u64 m)
+{
+	int n = 0;
+	if (!(m & 0xffffffffULL)) { n += 32; m >>= 32; }
+	if (!(m & 0xffffULL)) { n += 16; m >>= 16; }
+	if (!(m & 0xffULL)) { n += 8; m >>= 8; }
+	if (!(m & 0xfULL)) { n += 4; m >>= 4; }
+	if (!(m & 0x3ULL)) { n += 2; m >>= 2; }
+	if (!(m & 0x1ULL)) n += 1;
+	return n;
+}
+
+/* Decides a covered call on its rules: the first (in precedence order) whose path and source match. The path
+ * argument is in s->path (empty: the call names none). */
+static __always_inline __u8 decide_call(struct rts_dscratch *s, struct rts_decide *d, __u32 wid, __u32 nr,
+					__u32 tgid, __u32 *rule)
+{
+	if (d->flags & RTS_DECIDE_OVERFLOW)
+		return RTS_VERDICT_UNDECIDED;
+	__u64 pathm = d->nopath, srcm = d->nosource, bits = 0;
+	if ((pathm & d->valid) != d->valid && s->path[0] != 0) {
+		__builtin_memcpy(s->str, s->path, RTS_PATH_MAX);
+		if (scan(s, wid, nr, RTS_KPATH_CALL, &bits) < 0)
+			return RTS_VERDICT_UNDECIDED;
+		pathm |= bits;
+	}
+	if ((srcm & d->valid) != d->valid) {
+		struct rts_exe *x = bpf_map_lookup_elem(&rts_exe, &tgid);
+		if (!x)
+			return RTS_VERDICT_UNDECIDED;
+		__builtin_memcpy(s->str, x->path, RTS_PATH_MAX);
+		bits = 0;
+		if (scan(s, wid, nr, RTS_KPATH_SOURCE, &bits) < 0)
+			return RTS_VERDICT_UNDECIDED;
+		srcm |= bits;
+	}
+	__u64 m = pathm & srcm & d->valid;
+	if (!m)
+		return RTS_VERDICT_ALLOW;
+	int i = lowest_bit(m) & (RTS_DECIDE_RULES - 1);
+	*rule = d->index[i];
+	return (d->block >> i) & 1 ? RTS_VERDICT_DENY : RTS_VERDICT_ALLOW;
+}
+
+/* Leaves the thread's deny record for this call (or clears a record left by an earlier call). */
+static __always_inline void record_verdict(__u32 nr, __u8 verdict, __u64 hooks)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
+	__u32 zero = 0;
+	struct rts_config *cfg = bpf_map_lookup_elem(&rts_config, &zero);
+	int deny = verdict == RTS_VERDICT_DENY;
+	struct rts_deny *r =
+		bpf_task_storage_get(&rts_deny, task, 0, deny ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	if (!r)
+		return;
+	r->deny = deny;
+	r->nr = nr;
+	r->hooks = hooks;
+	r->epoch = cfg ? cfg->epoch : 0;
 }
 
 SEC("tp_btf/sys_enter")
@@ -157,6 +338,35 @@ int BPF_PROG(rts_sys_enter, struct pt_regs *regs, long id)
 	if (!watch)
 		return 0;
 	count(RTS_COUNTER_SEEN);
+	__u32 zero = 0;
+	struct rts_dscratch *s = bpf_map_lookup_elem(&rts_dscratch, &zero);
+	if (!s)
+		return 0;
+	s->path[0] = 0;
+	if (watch->path_arg >= 0 && watch->path_arg < 6) {
+		const char *up = 0;
+		switch (watch->path_arg) {
+		case 0: up = (const char *)regs->di; break;
+		case 1: up = (const char *)regs->si; break;
+		case 2: up = (const char *)regs->dx; break;
+		case 3: up = (const char *)regs->r10; break;
+		case 4: up = (const char *)regs->r8; break;
+		case 5: up = (const char *)regs->r9; break;
+		}
+		if (bpf_probe_read_user_str(s->path, sizeof(s->path), up) < 0)
+			s->path[0] = 0;
+	}
+	/* The kernel decision, where the call is covered (before the event: a full ring buffer loses the alert, which
+	 * is counted, never the denial). */
+	__u8 verdict = RTS_VERDICT_NONE;
+	__u32 rule = ~0U;
+	struct rts_decide *d = bpf_map_lookup_elem(&rts_decide, &key);
+	if (d) {
+		verdict = decide_call(s, d, w->wid, nr, bpf_get_current_pid_tgid() >> 32, &rule);
+		record_verdict(nr, verdict, d->hooks);
+	} else {
+		record_verdict(nr, RTS_VERDICT_NONE, 0);
+	}
 	struct rts_event *e = bpf_ringbuf_reserve(&rts_events, sizeof(*e), 0);
 	if (!e) {
 		count(RTS_COUNTER_DROPPED);
@@ -176,13 +386,11 @@ int BPF_PROG(rts_sys_enter, struct pt_regs *regs, long id)
 	e->dirfd_arg = watch->dirfd_arg;
 	e->pad = 0;
 	e->name[0] = 0;
-	e->path[0] = 0;
+	e->rule = rule;
+	e->verdict = verdict;
+	__builtin_memset(e->pad2, 0, sizeof(e->pad2));
+	__builtin_memcpy(e->path, s->path, sizeof(e->path));
 	fill_common(e, w, cgroup);
-	if (watch->path_arg >= 0 && watch->path_arg < 6) {
-		const char *up = (const char *)arg_of(e->args, watch->path_arg);
-		if (bpf_probe_read_user_str(e->path, sizeof(e->path), up) < 0)
-			e->path[0] = 0;
-	}
 	bpf_ringbuf_submit(e, 0);
 	count(RTS_COUNTER_REPORTED);
 	return 0;
@@ -219,6 +427,9 @@ static __always_inline void check_fileless(struct linux_binprm *bprm, struct rts
 	e->path_arg = -1;
 	e->dirfd_arg = -1;
 	e->pad = 0;
+	e->rule = ~0U;
+	e->verdict = RTS_VERDICT_NONE;
+	__builtin_memset(e->pad2, 0, sizeof(e->pad2));
 	fill_common(e, w, cgroup);
 	__builtin_memcpy(e->path, x->path, sizeof(e->path));
 	if (bpf_probe_read_kernel_str(e->name, sizeof(e->name), file->f_path.dentry->d_name.name) < 0)
@@ -263,3 +474,61 @@ int BPF_PROG(rts_exit, struct task_struct *p)
 	bpf_map_delete_elem(&rts_exe, &tgid);
 	return 0;
 }
+
+/* ---- the deny part: LSM hooks that carry out a sys_enter Block (attached only where LSM programs load) ---- */
+
+/* -EACCES when the current thread's deny record names this hook and its current call (orig_ax), under the
+ * state the record was written in. */
+static __always_inline int deny_hook(__u32 hook)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
+	struct rts_deny *r = bpf_task_storage_get(&rts_deny, task, 0, 0);
+	if (!r || !r->deny || !(r->hooks & (1ULL << hook)))
+		return 0;
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!regs || regs->orig_ax != (long)r->nr)
+		return 0;
+	__u32 zero = 0;
+	struct rts_config *cfg = bpf_map_lookup_elem(&rts_config, &zero);
+	if (!cfg || cfg->epoch != r->epoch)
+		return 0;
+	count(RTS_COUNTER_DENIED);
+	return -EACCES;
+}
+
+#define RTS_LSM(hook, bit)                                    \
+	SEC("lsm/" #hook)                                     \
+	int rts_lsm_##hook(unsigned long long *ctx)           \
+	{                                                     \
+		return deny_hook(bit);                        \
+	}
+
+RTS_LSM(file_open, RTS_HOOK_FILE_OPEN)
+RTS_LSM(path_unlink, RTS_HOOK_PATH_UNLINK)
+RTS_LSM(path_rmdir, RTS_HOOK_PATH_RMDIR)
+RTS_LSM(path_mkdir, RTS_HOOK_PATH_MKDIR)
+RTS_LSM(path_rename, RTS_HOOK_PATH_RENAME)
+RTS_LSM(path_chmod, RTS_HOOK_PATH_CHMOD)
+RTS_LSM(path_chown, RTS_HOOK_PATH_CHOWN)
+RTS_LSM(path_link, RTS_HOOK_PATH_LINK)
+RTS_LSM(path_symlink, RTS_HOOK_PATH_SYMLINK)
+RTS_LSM(path_mknod, RTS_HOOK_PATH_MKNOD)
+RTS_LSM(path_truncate, RTS_HOOK_PATH_TRUNCATE)
+RTS_LSM(path_chroot, RTS_HOOK_PATH_CHROOT)
+RTS_LSM(sb_mount, RTS_HOOK_SB_MOUNT)
+RTS_LSM(sb_umount, RTS_HOOK_SB_UMOUNT)
+RTS_LSM(sb_pivotroot, RTS_HOOK_SB_PIVOTROOT)
+RTS_LSM(ptrace_access_check, RTS_HOOK_PTRACE_ACCESS_CHECK)
+RTS_LSM(ptrace_traceme, RTS_HOOK_PTRACE_TRACEME)
+RTS_LSM(kernel_read_file, RTS_HOOK_KERNEL_READ_FILE)
+RTS_LSM(kernel_load_data, RTS_HOOK_KERNEL_LOAD_DATA)
+RTS_LSM(task_fix_setuid, RTS_HOOK_TASK_FIX_SETUID)
+RTS_LSM(task_fix_setgid, RTS_HOOK_TASK_FIX_SETGID)
+RTS_LSM(task_kill, RTS_HOOK_TASK_KILL)
+RTS_LSM(socket_create, RTS_HOOK_SOCKET_CREATE)
+RTS_LSM(socket_connect, RTS_HOOK_SOCKET_CONNECT)
+RTS_LSM(socket_bind, RTS_HOOK_SOCKET_BIND)
+RTS_LSM(socket_listen, RTS_HOOK_SOCKET_LISTEN)
+RTS_LSM(settime, RTS_HOOK_SETTIME)
+RTS_LSM(bpf, RTS_HOOK_BPF)
+RTS_LSM(bprm_check_security, RTS_HOOK_BPRM_CHECK)
