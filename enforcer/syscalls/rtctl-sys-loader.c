@@ -243,7 +243,7 @@ static void handle(char *line)
 		struct bpf_map_info info = {};
 		__u32 len = sizeof(info);
 		if (bpf_obj_get_info_by_fd(map_fds[m], &info, &len)) { printf("error map info: %s\n", strerror(errno)); return; }
-		unsigned char key[256], value[1024];
+		unsigned char key[512], value[1024];
 		if (info.key_size > sizeof(key) || info.value_size > sizeof(value) ||
 		    unhex(argv[2], key, info.key_size) || (update && unhex(argv[3], value, info.value_size))) {
 			printf("error %s: key or value is not %u/%u bytes of hex\n", argv[1], info.key_size, info.value_size);
