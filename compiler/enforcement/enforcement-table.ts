@@ -317,7 +317,8 @@ export const ENFORCEMENT_TABLE: readonly EnforcementRow[] = [
     targets: {
       'bpf-lsm': {
         level: EnforcementLevel.AuditedOnly,
-        reason: 'no BPF-LSM hook of the system call plane is reached by it (docs/syscalls.md); reported, not denied',
+        reason:
+          'no BPF-LSM hook of the system call plane is reached by it (docs/syscalls.md); reported, not denied',
       },
       fanotify: SYSCALLS_AUDITED,
       // The rule's kind is left out of these backends already (its syscalls.* row says so, once).

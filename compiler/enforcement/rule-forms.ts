@@ -86,7 +86,9 @@ export function listRuleForms(rule: Rule): string[] {
 export function listSyscallRuleForms(rule: SyscallRule): string[] {
   const kind = rule.path === undefined ? 'syscalls.matchSyscalls' : 'syscalls.matchPaths';
   const uncovered =
-    rule.action === Action.Block && listUncoveredSyscalls(rule.syscalls).length > 0 ? ['syscalls.uncovered'] : [];
+    rule.action === Action.Block && listUncoveredSyscalls(rule.syscalls).length > 0
+      ? ['syscalls.uncovered']
+      : [];
   return [...new Set([kind, ...uncovered, ...sourceForms(rule.fromSource)])];
 }
 

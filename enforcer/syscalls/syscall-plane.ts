@@ -63,6 +63,8 @@ import {
 
 /** The alert `Enforcer` of this plane (the reference's name for its monitor). */
 export const SYSCALL_ENFORCER = 'eBPF Monitor';
+/** The alert `Enforcer` of a call the plane's LSM hooks denied. */
+export const DENY_ENFORCER = 'BPFLSM';
 /** AT_FDCWD as the kernel sees it in a 64-bit argument register (an int). */
 const AT_FDCWD = -100;
 /** The errno of a denied call (the LSM hooks return -EACCES). */
@@ -443,8 +445,7 @@ export class SyscallPlane implements DataPlane {
     // names the rule the kernel found.
     const hooks = getSyscallDenyHookMask(syscall);
     const carriedOut = hooks !== 0 && (hooks & this.denyHooks) === hooks;
-    const kernelRule =
-      e.verdict === SysVerdict.deny && carriedOut ? records.syscalls?.[e.rule] : undefined;
+    const kernelRule = e.verdict === SysVerdict.deny && carriedOut ? records.syscalls?.[e.rule] : undefined;
     if (kernelRule !== undefined && found?.index !== e.rule) this.disagreed++;
     const decided =
       kernelRule !== undefined
@@ -482,6 +483,8 @@ export class SyscallPlane implements DataPlane {
       resource: path ?? syscall,
       syscall: `SYS_${syscall.toUpperCase()}`,
       syscallArgs: data,
+      // A denial is the BPF-LSM hook's (the reference's name for its enforcer); an audit is the monitor's.
+      ...(denied ? { enforcer: DENY_ENFORCER } : {}),
     });
     this.wake?.();
   }

@@ -30,10 +30,7 @@ import { findCgroup2Mount } from '../../../enforcer/network/network-plane.js';
 import { getSyscallNumber } from '../../../enforcer/syscalls/syscall-arguments.js';
 import { SyscallPlane, type SyscallPlaneOptions } from '../../../enforcer/syscalls/syscall-plane.js';
 import { SYS_DECIDE_RULES, SysSize, SysVerdict } from '../../../enforcer/syscalls/sys-map-layout.js';
-import {
-  getSyscallDenyHooks,
-  SYSCALL_DENY_HOOKS,
-} from '../../../compiler/enforcement/syscall-coverage.js';
+import { getSyscallDenyHooks, SYSCALL_DENY_HOOKS } from '../../../compiler/enforcement/syscall-coverage.js';
 import { findSyscallWinner } from '../../../compiler/decide/decide-syscall.js';
 import { makePodPolicy } from '../../compiler/decide/rule-set-builder.js';
 import { hasCommand, isRoot, requirePrereqs } from '../../support/prereq.js';
@@ -560,7 +557,11 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
         'f',
         '/',
       ),
-      exe: fc.constantFrom(join(work, 'bin', 'a', 'call'), join(work, 'bin', 'b', 'call'), join(work, 'opt', 'call')),
+      exe: fc.constantFrom(
+        join(work, 'bin', 'a', 'call'),
+        join(work, 'bin', 'b', 'call'),
+        join(work, 'opt', 'call'),
+      ),
     });
     const seen = new Map<number, number>();
     await fc.assert(
@@ -590,7 +591,11 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
         else {
           const oracle = decideSyscall(ruleSet, pod, { syscall: c.call, path: c.path, executable: c.exe });
           expected = oracle.allowed ? SysVerdict.allow : SysVerdict.deny;
-          const winner = findSyscallWinner(ruleSet, pod, { syscall: c.call, path: c.path, executable: c.exe });
+          const winner = findSyscallWinner(ruleSet, pod, {
+            syscall: c.call,
+            path: c.path,
+            executable: c.exe,
+          });
           const image = buildRuleTableImage(ruleSet);
           const record = v.rule === 0xffffffff ? undefined : image.records.syscalls?.[v.rule];
           const named = record === undefined ? undefined : image.records.policies[record.policy]?.name;
@@ -603,6 +608,9 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
     );
     // The generated cases reach every verdict.
     for (const verdict of Object.values(SysVerdict))
-      assert.ok((seen.get(verdict) ?? 0) > 0, `no case with verdict ${verdict}: ${JSON.stringify([...seen])}`);
+      assert.ok(
+        (seen.get(verdict) ?? 0) > 0,
+        `no case with verdict ${verdict}: ${JSON.stringify([...seen])}`,
+      );
   });
 });
