@@ -321,9 +321,8 @@ export const ENFORCEMENT_TABLE: readonly EnforcementRow[] = [
           'no BPF-LSM hook of the system call plane is reached by it (docs/syscalls.md); reported, not denied',
       },
       fanotify: SYSCALLS_AUDITED,
-      // The rule's kind is left out of these backends already (its syscalls.* row says so, once).
-      apparmor: notEnforced('AppArmor has no system call rules'),
-      selinux: notEnforced('SELinux has no system call rules'),
+      apparmor: notEnforced('AppArmor has no system call rules', leftOut(Code.apparmorConditionIgnored)),
+      selinux: notEnforced('SELinux has no system call rules', leftOut(Code.selinuxConditionIgnored)),
     },
   },
   {

@@ -233,6 +233,8 @@ export class SyscallPlane implements DataPlane {
   /** The LSM hooks the loader attached (RTS_HOOK_* bits; 0: calls are audited only), and what it said. */
   denyHooks = 0;
   denyDetail = '';
+  /** Whether start() has asked the loader which hooks it attached. */
+  lsmChecked = false;
   /** Calls the LSM hooks denied, as of the last stats(). */
   denied = 0;
 
@@ -262,6 +264,7 @@ export class SyscallPlane implements DataPlane {
     const lsm = /^ok (\d+) ?(.*)$/.exec(await this.request('lsm'));
     this.denyHooks = lsm === null ? 0 : Number(lsm[1]);
     this.denyDetail = lsm?.[2] ?? '';
+    this.lsmChecked = true;
     if (this.resumed && existsSync(this.recordPath))
       this.state = JSON.parse(readFileSync(this.recordPath, 'utf8')) as Recorded;
   }
