@@ -24,8 +24,8 @@
 
 static const char *const map_names[] = { "rts_nrs",	   "rts_workloads", "rts_watch",  "rts_exe",
 					 "rts_events",	   "rts_counters",  "rts_decide", "rts_kpaths",
-					 "rts_deny",	   "rts_config" };
-#define NMAPS 10
+					 "rts_deny",	   "rts_config",    "rts_compat" };
+#define NMAPS 11
 /* The LSM hooks of the deny part, in RTS_HOOK_* order; the program of hook h is rts_lsm_<h>. */
 static const char *const lsm_hooks[RTS_HOOKS] = {
 	"file_open",	     "path_unlink",	 "path_rmdir",	     "path_mkdir",	 "path_rename",

@@ -10,6 +10,11 @@
 #define RTS_MAX_ANCESTORS 16
 /* System call numbers the programs watch: 0 .. RTS_NR_MAX - 1 (x86-64). */
 #define RTS_NR_MAX 512
+/* 32-bit calls (int 0x80, sysenter; the thread's TS_COMPAT status): numbers 0 .. RTS_COMPAT_NR_MAX - 1 of the
+ * i386 table, translated by rts_compat (value: the x86-64 number + 1; 0: not translated, neither reported nor
+ * decided). Their arguments are in bx, cx, dx, si, di, bp. */
+#define RTS_COMPAT_NR_MAX 512
+#define RTS_TS_COMPAT 0x0002
 #define RTS_PATH_MAX 256
 #define RTS_NAME_MAX 64
 

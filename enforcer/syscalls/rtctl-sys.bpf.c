@@ -37,6 +37,14 @@ struct {
 	__type(value, struct rts_workload);
 } rts_workloads SEC(".maps");
 
+/* i386 call number -> x86-64 number + 1 (0: a 32-bit call this plane does not translate). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RTS_COMPAT_NR_MAX);
+	__type(key, __u32);
+	__type(value, __u32);
+} rts_compat SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
@@ -325,7 +333,16 @@ int BPF_PROG(rts_sys_enter, struct pt_regs *regs, long id)
 {
 	if (id < 0 || id >= RTS_NR_MAX)
 		return 0;
-	__u32 nr = (__u32)id;
+	/* raw: the number as the thread's orig_ax holds it (what the LSM hooks compare); nr: the x86-64 number. */
+	__u32 raw = (__u32)id, nr = raw;
+	struct task_struct *me = (struct task_struct *)bpf_get_current_task_btf();
+	int compat = (me->thread_info.status & RTS_TS_COMPAT) != 0;
+	if (compat) {
+		__u32 *x = bpf_map_lookup_elem(&rts_compat, &raw);
+		if (!x || !*x || *x > RTS_NR_MAX)
+			return 0;
+		nr = *x - 1;
+	}
 	__u32 *watched = bpf_map_lookup_elem(&rts_nrs, &nr);
 	if (!watched || !*watched)
 		return 0;
@@ -346,12 +363,12 @@ int BPF_PROG(rts_sys_enter, struct pt_regs *regs, long id)
 	if (watch->path_arg >= 0 && watch->path_arg < 6) {
 		const char *up = 0;
 		switch (watch->path_arg) {
-		case 0: up = (const char *)regs->di; break;
-		case 1: up = (const char *)regs->si; break;
-		case 2: up = (const char *)regs->dx; break;
-		case 3: up = (const char *)regs->r10; break;
-		case 4: up = (const char *)regs->r8; break;
-		case 5: up = (const char *)regs->r9; break;
+		case 0: up = (const char *)(compat ? regs->bx : regs->di); break;
+		case 1: up = (const char *)(compat ? regs->cx : regs->si); break;
+		case 2: up = (const char *)(compat ? regs->dx : regs->dx); break;
+		case 3: up = (const char *)(compat ? regs->si : regs->r10); break;
+		case 4: up = (const char *)(compat ? regs->di : regs->r8); break;
+		case 5: up = (const char *)(compat ? regs->bp : regs->r9); break;
 		}
 		if (bpf_probe_read_user_str(s->path, sizeof(s->path), up) < 0)
 			s->path[0] = 0;
@@ -363,9 +380,9 @@ int BPF_PROG(rts_sys_enter, struct pt_regs *regs, long id)
 	struct rts_decide *d = bpf_map_lookup_elem(&rts_decide, &key);
 	if (d) {
 		verdict = decide_call(s, d, w->wid, nr, bpf_get_current_pid_tgid() >> 32, &rule);
-		record_verdict(nr, verdict, d->hooks);
+		record_verdict(raw, verdict, d->hooks);
 	} else {
-		record_verdict(nr, RTS_VERDICT_NONE, 0);
+		record_verdict(raw, RTS_VERDICT_NONE, 0);
 	}
 	struct rts_event *e = bpf_ringbuf_reserve(&rts_events, sizeof(*e), 0);
 	if (!e) {
@@ -374,12 +391,22 @@ int BPF_PROG(rts_sys_enter, struct pt_regs *regs, long id)
 	}
 	e->kind = RTS_EVENT_SYSCALL;
 	e->nr = nr;
-	e->args[0] = regs->di;
-	e->args[1] = regs->si;
-	e->args[2] = regs->dx;
-	e->args[3] = regs->r10;
-	e->args[4] = regs->r8;
-	e->args[5] = regs->r9;
+	if (compat) {
+		/* 32-bit arguments: an int dirfd (AT_FDCWD) is sign-extended as a 64-bit call's would be. */
+		e->args[0] = (__u64)(__s64)(__s32)regs->bx;
+		e->args[1] = (__u64)(__s64)(__s32)regs->cx;
+		e->args[2] = (__u64)(__s64)(__s32)regs->dx;
+		e->args[3] = (__u64)(__s64)(__s32)regs->si;
+		e->args[4] = (__u64)(__s64)(__s32)regs->di;
+		e->args[5] = (__u64)(__s64)(__s32)regs->bp;
+	} else {
+		e->args[0] = regs->di;
+		e->args[1] = regs->si;
+		e->args[2] = regs->dx;
+		e->args[3] = regs->r10;
+		e->args[4] = regs->r8;
+		e->args[5] = regs->r9;
+	}
 	e->nlink = 0;
 	e->action = RTS_ACTION_AUDIT;
 	e->path_arg = watch->path_arg;

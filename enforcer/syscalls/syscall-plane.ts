@@ -37,7 +37,12 @@ import {
   type WorkloadAnchor,
 } from '../data-plane.js';
 import { findCgroup2Mount, readCgroup2Path } from '../network/network-plane.js';
-import { getPathArguments, getSyscallNameOf, getSyscallNumber } from './syscall-arguments.js';
+import {
+  COMPAT_SYSCALLS,
+  getPathArguments,
+  getSyscallNameOf,
+  getSyscallNumber,
+} from './syscall-arguments.js';
 import {
   SYS_DECIDE_OVERFLOW,
   SYS_DECIDE_RULES,
@@ -265,6 +270,11 @@ export class SyscallPlane implements DataPlane {
     this.denyHooks = lsm === null ? 0 : Number(lsm[1]);
     this.denyDetail = lsm?.[2] ?? '';
     this.lsmChecked = true;
+    // The 32-bit calls the plane translates (a fact table; the same on every start).
+    for (const [i386, name] of COMPAT_SYSCALLS) {
+      const nr = getSyscallNumber(name);
+      if (nr !== undefined) await this.request(`update rts_compat ${encodeNr(i386)} ${encodeNr(nr + 1)}`);
+    }
     if (this.resumed && existsSync(this.recordPath))
       this.state = JSON.parse(readFileSync(this.recordPath, 'utf8')) as Recorded;
   }

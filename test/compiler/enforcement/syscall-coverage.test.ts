@@ -2,7 +2,7 @@
 // places that must agree with it: the schema's call names, the RTS_HOOK_* bits of the C header, the loader's hook
 // list and the BPF programs (read from the sources), docs/syscalls.md; the rule forms and lint findings it drives.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   getSyscallDenyHookMask,
@@ -16,7 +16,9 @@ import { listSyscallRuleForms } from '../../../compiler/enforcement/rule-forms.j
 import { Action, type SyscallRule } from '../../../compiler/ir/rule-set.js';
 import { lintTexts } from '../../../compiler/lint.js';
 import { SYSCALL_NAMES } from '../../../compiler/schema/syscall-names.js';
+import { COMPAT_SYSCALLS } from '../../../enforcer/syscalls/syscall-arguments.js';
 import { REPO_ROOT } from '../../support/paths.js';
+import { requirePrereqs } from '../../support/prereq.js';
 
 const read = (path: string): string => readFileSync(join(REPO_ROOT, path), 'utf8');
 
@@ -69,6 +71,29 @@ describe('system call deny coverage (syscall-coverage.ts)', () => {
     );
     for (const m of programs)
       assert.equal(m[2], m[1]?.toUpperCase().replace('BPRM_CHECK_SECURITY', 'BPRM_CHECK'));
+  });
+
+  it('the 32-bit translation table is the kernel headers’ i386 numbering and has every covered call', function () {
+    const header = '/usr/include/x86_64-linux-gnu/asm/unistd_32.h';
+    requirePrereqs(this, [[existsSync(header), 'the i386 call numbers (linux-libc-dev, with libc6-dev)']]);
+    const byNumber = new Map<number, string>();
+    const byName = new Map<string, number>();
+    for (const m of readFileSync(header, 'utf8').matchAll(/^#define __NR_(\w+) (\d+)$/gm)) {
+      byNumber.set(Number(m[2]), m[1] ?? '');
+      byName.set(m[1] ?? '', Number(m[2]));
+    }
+    for (const [i386, name] of COMPAT_SYSCALLS) {
+      const named = byNumber.get(i386) ?? '';
+      // The 32-bit-uid variants (chown32) and the 64-bit-time one (clock_settime64) are the same call.
+      assert.ok(
+        named === name || named === `${name}32` || named === `${name}64`,
+        `${i386}: ${named} is not ${name}`,
+      );
+    }
+    const translated = new Set(COMPAT_SYSCALLS.map(([, name]) => name));
+    for (const call of listCoveredSyscalls())
+      if (byName.has(call))
+        assert.ok(translated.has(call), `${call} (i386 ${byName.get(call)}) is not translated`);
   });
 
   it('docs/syscalls.md shows the table as it is', () => {

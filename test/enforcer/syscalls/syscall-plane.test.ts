@@ -613,4 +613,43 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
         `no case with verdict ${verdict}: ${JSON.stringify([...seen])}`,
       );
   });
+
+  it('32-bit calls (int 0x80) are translated and decided as their 64-bit calls (no bypass by the i386 table)', async () => {
+    await plane?.stop({ keepEnforcing: false });
+    const verdicts: { syscall: string; path: string; verdict: number; rule: number }[] = [];
+    plane = await startPlane({ decideWithoutLsm: true, onVerdict: (v) => verdicts.push(v) });
+    const compat = join(work, 'bin', 'a', 'call-compat');
+    execFileSync('cc', ['-O2', '-o', compat, join(HERE, 'sys-call-compat.c')]);
+    const t = join(work, 't');
+    await applyRules({
+      policies: [
+        marker(),
+        policy('block-t', [syscallRule(['mkdir'], { path: `${t}/`, recursive: true, action: Action.Block })]),
+      ],
+    });
+    const from = events.length;
+    const fromVerdicts = verdicts.length;
+    const runCompat = (i386: number, path: string, next = '0'): string => {
+      const r = spawnSync(
+        'sh',
+        ['-c', `echo $$ > '${cgWorkload}/cgroup.procs' && exec '${compat}' ${i386} '${path}' ${next}`],
+        {
+          encoding: 'utf8',
+          timeout: 10_000,
+        },
+      );
+      assert.equal(r.status, 0, r.stderr);
+      return r.stdout.trim();
+    };
+    // mkdir is 39 in the i386 table (83 in the x86-64 one); its path is in ebx.
+    assert.equal(runCompat(39, join(t, 'compat-dir'), '755'), '0', 'nothing is denied on this kernel');
+    const got = await eventsUntilMarker(from);
+    const e = got.find((x) => x.syscall === 'SYS_MKDIR');
+    assert.ok(e, `no event for the 32-bit mkdir: ${JSON.stringify(got.map((x) => x.syscall))}`);
+    assert.equal(e.resource, join(t, 'compat-dir'));
+    assert.equal(e.syscallArgs, `pathname=${join(t, 'compat-dir')} rule=Block(audited) not-denied=no-lsm`);
+    const v = verdicts.slice(fromVerdicts).find((x) => x.path === join(t, 'compat-dir'));
+    assert.equal(v?.syscall, 'mkdir');
+    assert.equal(v?.verdict, SysVerdict.deny, 'sys_enter decided the 32-bit call as the 64-bit one');
+  });
 });

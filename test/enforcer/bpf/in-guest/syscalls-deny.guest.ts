@@ -185,6 +185,12 @@ describe('system call plane: Block denied by BPF-LSM hooks (guest kernel)', func
       path.join(repoRoot, 'test/enforcer/syscalls/sys-call.c'),
     ]);
     copyFileSync(`${BIN}/call`, `${BIN}/call-other`);
+    execFileSync('cc', [
+      '-O2',
+      '-o',
+      `${BIN}/call-compat`,
+      path.join(repoRoot, 'test/enforcer/syscalls/sys-call-compat.c'),
+    ]);
     copyFileSync('/usr/bin/rm', `${BIN}/rm-blocked`);
     copyFileSync('/usr/bin/rm', `${BIN}/rm-other`);
     execFileSync('chmod', ['755', `${BIN}/call-other`, `${BIN}/rm-blocked`, `${BIN}/rm-other`]);
@@ -244,6 +250,16 @@ describe('system call plane: Block denied by BPF-LSM hooks (guest kernel)', func
     const s = await plane.stats();
     assert.ok(plane.denied >= 3, `denied ${plane.denied}`);
     assert.equal(s.dropped, 0);
+  });
+
+  it('a 32-bit mkdir (int 0x80, i386 number 39) is denied as the 64-bit one', async () => {
+    const from = events.length;
+    const r = runInCgroup(cg.cgroupPath, `exec ${BIN}/call-compat 39 ${ROOT}/free/compat 755`);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout.trim(), '13', 'EACCES');
+    assert.equal(existsSync(`${ROOT}/free/compat`), false);
+    const e = await waitFor((x) => x.syscall === 'SYS_MKDIR' && x.resource === `${ROOT}/free/compat`, from);
+    assert.equal(e?.action, 'Block');
   });
 
   it('Audit rename: passes, alert Audit / Passed', async () => {
