@@ -15,6 +15,7 @@
  * sys_enter; the hooks only carry it out. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "rtctl-sys-maps.h"
 
@@ -22,6 +23,9 @@ char LICENSE[] SEC("license") = "GPL";
 
 #define SIGKILL 9
 #define EACCES 13
+#define AT_FDCWD -100
+/* Directory levels (and mount crossings) walked to name a working directory. */
+#define RTS_CWD_LEVELS 64
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -109,8 +113,13 @@ struct {
 /* Per-CPU working memory of one kernel decision (the BPF stack is 512 bytes). */
 struct rts_dscratch {
 	struct rts_kpath_key key;
-	char str[RTS_PATH_MAX];  /* the string being scanned */
-	char path[RTS_PATH_MAX]; /* the call's path argument as read at sys_enter */
+	char str[2 * RTS_PATH_MAX]; /* the string being scanned (its first RTS_PATH_MAX bytes) */
+	char path[RTS_PATH_MAX];    /* the call's path argument as read at sys_enter */
+	char cwd[3 * RTS_PATH_MAX]; /* a working directory's name, built from its end (at 2 * RTS_PATH_MAX) */
+	char norm[3 * RTS_PATH_MAX]; /* the string normalised (`.`, `..`, repeated and trailing '/' resolved) */
+	__u16 segs[64];              /* normalising: where each segment kept so far starts in norm */
+	__u64 bits;                  /* rts_match's result */
+	__u32 truncated;             /* the path argument did not fit in `path` */
 };
 
 struct {
@@ -267,6 +276,208 @@ static __always_inline int scan(struct rts_dscratch *s, __u32 wid, __u32 nr, __u
 	return 0;
 }
 
+/* v & 255, in a way the compiler cannot drop (the verifier needs the bound on a helper's size argument). */
+static __always_inline __u32 mask255(__u32 v)
+{
+	asm volatile("%[v] &= 255" : [v] "+r"(v));
+	return v;
+}
+
+/* The walk from a working directory up to the caller's root: one directory level, or one mount crossing. */
+struct walk_ctx {
+	__u64 dentry;
+	__u64 vfsmnt;
+	__u64 root_dentry;
+	__u64 root_mnt;
+	__u32 pos; /* the name so far is cwd[pos .. 2 * RTS_PATH_MAX) */
+	__u32 done;
+	__u32 bad;
+};
+
+static long walk_step(__u32 i, void *data)
+{
+	struct walk_ctx *c = data;
+	__u32 zero = 0;
+	struct rts_dscratch *s = bpf_map_lookup_elem(&rts_dscratch, &zero);
+	if (!s) {
+		c->bad = 1;
+		return 1;
+	}
+	if (c->dentry == c->root_dentry && c->vfsmnt == c->root_mnt) {
+		c->done = 1;
+		return 1;
+	}
+	struct dentry *d = (struct dentry *)c->dentry;
+	struct vfsmount *vm = (struct vfsmount *)c->vfsmnt;
+	struct dentry *parent = BPF_CORE_READ(d, d_parent);
+	if (d == BPF_CORE_READ(vm, mnt_root) || d == parent) {
+		/* The top of a mount: continue at its mount point in the parent mount. */
+		struct mount *m = (struct mount *)(c->vfsmnt - bpf_core_field_offset(struct mount, mnt));
+		struct mount *pm = BPF_CORE_READ(m, mnt_parent);
+		if (pm == m) {
+			/* The top of the mount tree without meeting the caller's root: a directory outside it. */
+			c->bad = 1;
+			return 1;
+		}
+		c->dentry = (__u64)BPF_CORE_READ(m, mnt_mountpoint);
+		c->vfsmnt = (__u64)pm + bpf_core_field_offset(struct mount, mnt);
+		return 0;
+	}
+	__u32 len = BPF_CORE_READ(d, d_name.len);
+	const unsigned char *name = BPF_CORE_READ(d, d_name.name);
+	if (len == 0 || len >= RTS_PATH_MAX || c->pos < len + 1) {
+		c->bad = 1;
+		return 1;
+	}
+	c->pos -= len;
+	bpf_probe_read_kernel(&s->cwd[c->pos & (2 * RTS_PATH_MAX - 1)], mask255(len), name);
+	c->pos -= 1;
+	s->cwd[c->pos & (2 * RTS_PATH_MAX - 1)] = '/';
+	c->dentry = (__u64)parent;
+	return 0;
+}
+
+/* A relative path of a call: s->str becomes the directory it is relative to (the working directory for
+ * AT_FDCWD, else the directory fd's), as the caller's root names it, '/', and the path. -1 when it cannot be
+ * named (not an open fd, a directory outside the caller's root, too long). */
+__noinline int rts_resolve(__s32 dirfd)
+{
+	__u32 zero = 0;
+	struct rts_dscratch *s = bpf_map_lookup_elem(&rts_dscratch, &zero);
+	if (!s)
+		return -1;
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
+	struct fs_struct *fs = task->fs;
+	if (!fs)
+		return -1;
+	struct walk_ctx c = {
+		.dentry = (__u64)BPF_CORE_READ(fs, pwd.dentry),
+		.vfsmnt = (__u64)BPF_CORE_READ(fs, pwd.mnt),
+		.root_dentry = (__u64)BPF_CORE_READ(fs, root.dentry),
+		.root_mnt = (__u64)BPF_CORE_READ(fs, root.mnt),
+		.pos = 2 * RTS_PATH_MAX,
+		.done = 0,
+		.bad = 0,
+	};
+	if (dirfd != AT_FDCWD) {
+		if (dirfd < 0)
+			return -1;
+		struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+		if (!fdt || (__u32)dirfd >= BPF_CORE_READ(fdt, max_fds))
+			return -1;
+		struct file **fds = BPF_CORE_READ(fdt, fd);
+		struct file *f = 0;
+		if (bpf_probe_read_kernel(&f, sizeof(f), &fds[dirfd]) < 0 || !f)
+			return -1;
+		c.dentry = (__u64)BPF_CORE_READ(f, f_path.dentry);
+		c.vfsmnt = (__u64)BPF_CORE_READ(f, f_path.mnt);
+	}
+	bpf_loop(RTS_CWD_LEVELS, walk_step, &c, 0);
+	if (c.bad || !c.done)
+		return -1;
+	__u32 n = 2 * RTS_PATH_MAX - c.pos; /* length of the directory's name ("" for the root) */
+	if (n >= RTS_PATH_MAX - 1)
+		return -1;
+	if (n > 0 && bpf_probe_read_kernel(s->str, mask255(n), &s->cwd[c.pos & (2 * RTS_PATH_MAX - 1)]) < 0)
+		return -1;
+	s->str[mask255(n)] = '/';
+	__u32 at = mask255(n + 1);
+	if (bpf_probe_read_kernel_str(&s->str[at], RTS_PATH_MAX, s->path) < 0)
+		return -1;
+	return 0;
+}
+
+/* Normalising s->str into s->norm, one byte at a time, as the oracle's normalizeAbsolutePath does. */
+struct norm_ctx {
+	__u32 w;     /* bytes written to norm */
+	__u32 seg;   /* where the current segment starts in norm (its '/') */
+	__u32 depth; /* segments kept (s->segs) */
+	__u32 bad;
+};
+
+static long norm_step(__u32 i, void *data)
+{
+	struct norm_ctx *c = data;
+	__u32 zero = 0;
+	struct rts_dscratch *s = bpf_map_lookup_elem(&rts_dscratch, &zero);
+	if (!s || c->w >= 2 * RTS_PATH_MAX - 2) {
+		c->bad = 1;
+		return 1;
+	}
+	char ch = s->str[i & (2 * RTS_PATH_MAX - 1)];
+	if (ch != '/' && ch != 0) {
+		s->norm[c->w & (2 * RTS_PATH_MAX - 1)] = ch;
+		c->w++;
+		return 0;
+	}
+	/* The end of a segment (norm[seg] is its '/'): drop it when empty or `.`, drop it and the one before for
+	 * `..`, else keep it. */
+	if (i > 0) {
+		__u32 len = c->w - c->seg - 1;
+		char a = s->norm[(c->seg + 1) & (2 * RTS_PATH_MAX - 1)];
+		char b = s->norm[(c->seg + 2) & (2 * RTS_PATH_MAX - 1)];
+		if (len == 0 || (len == 1 && a == '.')) {
+			c->w = c->seg;
+		} else if (len == 2 && a == '.' && b == '.') {
+			if (c->depth > 0) {
+				c->depth--;
+				c->w = s->segs[c->depth & 63];
+			} else {
+				c->w = 0;
+			}
+		} else {
+			if (c->depth >= 64) {
+				c->bad = 1;
+				return 1;
+			}
+			s->segs[c->depth & 63] = c->seg;
+			c->depth++;
+		}
+	}
+	if (ch == 0)
+		return 1;
+	c->seg = c->w;
+	s->norm[c->w & (2 * RTS_PATH_MAX - 1)] = '/';
+	c->w++;
+	return 0;
+}
+
+/* s->str (absolute) normalised in place: `.` and `..` resolved, no repeated or trailing '/' (but the root). */
+static __always_inline int normalise(struct rts_dscratch *s)
+{
+	if (s->str[0] != '/')
+		return -1;
+	struct norm_ctx c = { .w = 0, .seg = 0, .depth = 0, .bad = 0 };
+	bpf_loop(2 * RTS_PATH_MAX, norm_step, &c, 0);
+	if (c.bad || c.w >= RTS_PATH_MAX)
+		return -1;
+	if (c.w == 0) {
+		s->str[0] = '/';
+		s->str[1] = 0;
+		return 0;
+	}
+	__u32 n = mask255(c.w);
+	if (bpf_probe_read_kernel(s->str, n, s->norm) < 0)
+		return -1;
+	s->str[mask255(n)] = 0;
+	return 0;
+}
+
+/* The rules whose path (kind RTS_KPATH_CALL) or source (RTS_KPATH_SOURCE) matches s->str, normalised, into
+ * s->bits; -1 when it cannot be decided. A function of its own (verified once, not at each call). */
+__noinline int rts_match(__u32 wid, __u32 nr, __u32 kind)
+{
+	__u32 zero = 0;
+	struct rts_dscratch *s = bpf_map_lookup_elem(&rts_dscratch, &zero);
+	if (!s)
+		return -1;
+	__u64 bits = 0;
+	if (normalise(s) < 0 || scan(s, wid, nr, (__u8)kind, &bits) < 0)
+		return -1;
+	s->bits = bits;
+	return 0;
+}
+
 static __always_inline int lowest_bit(__u64 m)
 {
 	int n = 0;
@@ -282,26 +493,36 @@ static __always_inline int lowest_bit(__u64 m)
 /* Decides a covered call on its rules: the first (in precedence order) whose path and source match. The path
  * argument is in s->path (empty: the call names none). */
 static __always_inline __u8 decide_call(struct rts_dscratch *s, struct rts_decide *d, __u32 wid, __u32 nr,
-					__u32 tgid, __u32 *rule)
+					__u32 tgid, __s32 dirfd, __u32 *rule, int *resolved)
 {
 	if (d->flags & RTS_DECIDE_OVERFLOW)
 		return RTS_VERDICT_UNDECIDED;
-	__u64 pathm = d->nopath, srcm = d->nosource, bits = 0;
+	__u64 pathm = d->nopath, srcm = d->nosource;
 	if ((pathm & d->valid) != d->valid && s->path[0] != 0) {
-		__builtin_memcpy(s->str, s->path, RTS_PATH_MAX);
-		if (scan(s, wid, nr, RTS_KPATH_CALL, &bits) < 0)
+		if (s->truncated)
 			return RTS_VERDICT_UNDECIDED;
-		pathm |= bits;
+		if (s->path[0] == '/') {
+			__builtin_memcpy(s->str, s->path, RTS_PATH_MAX);
+		} else {
+			if (rts_resolve(dirfd) < 0)
+				return RTS_VERDICT_UNDECIDED;
+			*resolved = 1;
+		}
+		if (rts_match(wid, nr, RTS_KPATH_CALL) < 0)
+			return RTS_VERDICT_UNDECIDED;
+		pathm |= s->bits;
+		/* The event names the path as decided (a relative one made absolute). */
+		if (*resolved)
+			__builtin_memcpy(s->path, s->str, RTS_PATH_MAX);
 	}
 	if ((srcm & d->valid) != d->valid) {
 		struct rts_exe *x = bpf_map_lookup_elem(&rts_exe, &tgid);
 		if (!x)
 			return RTS_VERDICT_UNDECIDED;
 		__builtin_memcpy(s->str, x->path, RTS_PATH_MAX);
-		bits = 0;
-		if (scan(s, wid, nr, RTS_KPATH_SOURCE, &bits) < 0)
+		if (rts_match(wid, nr, RTS_KPATH_SOURCE) < 0)
 			return RTS_VERDICT_UNDECIDED;
-		srcm |= bits;
+		srcm |= s->bits;
 	}
 	__u64 m = pathm & srcm & d->valid;
 	if (!m)
@@ -360,6 +581,7 @@ int BPF_PROG(rts_sys_enter, struct pt_regs *regs, long id)
 	if (!s)
 		return 0;
 	s->path[0] = 0;
+	s->truncated = 0;
 	if (watch->path_arg >= 0 && watch->path_arg < 6) {
 		const char *up = 0;
 		switch (watch->path_arg) {
@@ -370,8 +592,11 @@ int BPF_PROG(rts_sys_enter, struct pt_regs *regs, long id)
 		case 4: up = (const char *)(compat ? regs->di : regs->r8); break;
 		case 5: up = (const char *)(compat ? regs->bp : regs->r9); break;
 		}
-		if (bpf_probe_read_user_str(s->path, sizeof(s->path), up) < 0)
+		long got = bpf_probe_read_user_str(s->path, sizeof(s->path), up);
+		if (got < 0)
 			s->path[0] = 0;
+		/* A full buffer may hold the start of a longer path: not decided on. */
+		s->truncated = got >= (long)sizeof(s->path);
 	}
 	/* The kernel decision, where the call is covered (before the event: a full ring buffer loses the alert, which
 	 * is counted, never the denial). */
@@ -379,7 +604,14 @@ int BPF_PROG(rts_sys_enter, struct pt_regs *regs, long id)
 	__u32 rule = ~0U;
 	struct rts_decide *d = bpf_map_lookup_elem(&rts_decide, &key);
 	if (d) {
-		verdict = decide_call(s, d, w->wid, nr, bpf_get_current_pid_tgid() >> 32, &rule);
+		__s32 dirfd = AT_FDCWD;
+		switch (watch->dirfd_arg) {
+		case 0: dirfd = (__s32)(compat ? regs->bx : regs->di); break;
+		case 1: dirfd = (__s32)(compat ? regs->cx : regs->si); break;
+		case 2: dirfd = (__s32)regs->dx; break;
+		}
+		int resolved = 0;
+		verdict = decide_call(s, d, w->wid, nr, bpf_get_current_pid_tgid() >> 32, dirfd, &rule, &resolved);
 		record_verdict(raw, verdict, d->hooks);
 	} else {
 		record_verdict(raw, RTS_VERDICT_NONE, 0);

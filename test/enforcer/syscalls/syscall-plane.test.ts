@@ -517,7 +517,8 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
   it('the kernel decision of covered calls (sys_enter, no LSM hook here) is the oracle’s (fixed seed)', async () => {
     // This kernel refuses LSM programs, so nothing is denied; the test seam writes the decision entries anyway
     // and reads each verdict sys_enter took. A Block verdict is `deny`, the rule it names is the oracle's
-    // winner; a relative or unnormalised path under a path rule is `undecided`; an uncovered call is not decided.
+    // winner; a relative path is decided on the working directory, `.`, `..` and `//` resolved; a path longer than
+    // the kernel reads is `undecided`; an uncovered call is not decided.
     await plane?.stop({ keepEnforcing: false });
     const verdicts: { syscall: string; path: string; verdict: number; rule: number }[] = [];
     plane = await startPlane({ decideWithoutLsm: true, onVerdict: (v) => verdicts.push(v) });
@@ -555,7 +556,9 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
         `${t}/./f`,
         `${t}/s/../f`,
         'f',
+        './s/../f',
         '/',
+        `${t}/${'x'.repeat(300)}`,
       ),
       exe: fc.constantFrom(
         join(work, 'bin', 'a', 'call'),
@@ -564,6 +567,7 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
       ),
     });
     const seen = new Map<number, number>();
+    let resolvedCases = 0;
     await fc.assert(
       fc.asyncProperty(arbCase, async (c) => {
         const policies = [marker(), ...c.rules.map((r, i) => policy(`p${i}`, [r]))];
@@ -574,39 +578,48 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
         runIn(cgWorkload, syscallArgs(c.call, c.path, c.exe));
         await eventsUntilMarker(fromEvents);
         // The shell and the dynamic loader make calls of their own (access /etc/ld.so.preload): this call only.
-        const got = verdicts.slice(from).filter((v) => v.syscall === c.call && v.path === c.path);
         const named = c.rules.filter((r) => r.syscalls.includes(c.call));
         const watched = named.some((r) => r.action !== Action.Allow);
+        const decidedHere =
+          getSyscallDenyHooks(c.call) !== undefined && named.some((r) => r.action === Action.Block);
+        const pathRules = named.some((r) => r.path !== undefined);
+        // A relative path the kernel decides is made absolute there (the caller's working directory, as its root
+        // names it: the test's own here), and the event carries it so.
+        const relative = !c.path.startsWith('/');
+        const resolved = relative ? join(process.cwd(), c.path) : c.path;
+        // (join normalises: `.` and `..` resolved, as the kernel does for a relative path it decides.)
+        const reported = relative && decidedHere && pathRules ? resolved : c.path;
+        // A path longer than the kernel reads (255 bytes) arrives cut.
+        const got = verdicts
+          .slice(from)
+          .filter((v) => v.syscall === c.call && v.path === reported.slice(0, 255));
         if (!watched) {
           assert.deepEqual(got, [], 'a call no Audit or Block rule names is not reported');
           return;
         }
-        assert.equal(got.length, 1, JSON.stringify(got));
+        assert.equal(got.length, 1, JSON.stringify(verdicts.slice(from)));
         const v = got[0] as (typeof got)[number];
         let expected: number;
-        const normal = c.path.startsWith('/') && !/\/\/|\/\.\.?(\/|$)/.test(c.path);
-        if (getSyscallDenyHooks(c.call) === undefined || !named.some((r) => r.action === Action.Block))
-          expected = SysVerdict.none;
-        else if (!normal && named.some((r) => r.path !== undefined)) expected = SysVerdict.undecided;
+        if (!decidedHere) expected = SysVerdict.none;
+        else if (c.path.length > 255 && pathRules) expected = SysVerdict.undecided;
         else {
-          const oracle = decideSyscall(ruleSet, pod, { syscall: c.call, path: c.path, executable: c.exe });
+          const request = { syscall: c.call, path: resolved, executable: c.exe };
+          const oracle = decideSyscall(ruleSet, pod, request);
           expected = oracle.allowed ? SysVerdict.allow : SysVerdict.deny;
-          const winner = findSyscallWinner(ruleSet, pod, {
-            syscall: c.call,
-            path: c.path,
-            executable: c.exe,
-          });
+          const winner = findSyscallWinner(ruleSet, pod, request);
           const image = buildRuleTableImage(ruleSet);
           const record = v.rule === 0xffffffff ? undefined : image.records.syscalls?.[v.rule];
-          const named = record === undefined ? undefined : image.records.policies[record.policy]?.name;
-          assert.equal(named, winner?.policy.name, `the kernel's rule is the oracle's winner (${c.path})`);
+          const name = record === undefined ? undefined : image.records.policies[record.policy]?.name;
+          assert.equal(name, winner?.policy.name, `the kernel's rule is the oracle's winner (${resolved})`);
+          if (relative && pathRules) resolvedCases++;
         }
         seen.set(expected, (seen.get(expected) ?? 0) + 1);
         assert.equal(v.verdict, expected, `${c.call} ${c.path} from ${c.exe}`);
       }),
-      { numRuns: 60 },
+      { numRuns: 80 },
     );
-    // The generated cases reach every verdict.
+    // The generated cases reach every verdict, and relative paths decided in the kernel.
+    assert.ok(resolvedCases > 0, 'no relative path decided in the kernel');
     for (const verdict of Object.values(SysVerdict))
       assert.ok(
         (seen.get(verdict) ?? 0) > 0,

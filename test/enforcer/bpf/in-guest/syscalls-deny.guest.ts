@@ -2,9 +2,10 @@
 // by trial, and a workload in its own cgroup running coreutils and a one-call helper sees Block `syscalls` rules
 // deny the calls a hook covers with EACCES (`Permission denied`, the file untouched, an alert with Action Block,
 // Result Permission denied), Audit rules pass with an alert, a Block on a call no hook covers pass with an audit
-// alert saying it was not denied, fromSource and matchPaths decided in the kernel (a relative path reported as
-// not decided), the denial outliving a restart of the control plane, and the kernel's verdicts against the
-// oracle (compiler/decide/decide-syscall.ts) on generated cases with the fixed seed.
+// alert saying it was not denied, fromSource and matchPaths decided in the kernel (relative paths named from the
+// working directory or the directory fd, `.` and `..` resolved; a path too long to read reported as not
+// decided), a 32-bit call, the denial outliving a restart of the control plane, and the kernel's verdicts
+// against the oracle (compiler/decide/decide-syscall.ts) on generated cases with the fixed seed.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
@@ -309,35 +310,57 @@ describe('system call plane: Block denied by BPF-LSM hooks (guest kernel)', func
     assert.equal(e?.processName, `${BIN}/rm-blocked`);
   });
 
-  it('matchPaths: an absolute path under the directory is denied; a relative one is reported, not denied', async () => {
+  it('matchPaths: absolute, relative (working directory, directory fd) and unnormalised paths under the directory are denied', async () => {
     writeFileSync(`${ROOT}/data/sub/f1`, '1');
     writeFileSync(`${ROOT}/data/sub/f2`, '2');
-    writeFileSync(`${ROOT}/free/f3`, '3');
+    writeFileSync(`${ROOT}/data/sub/f3`, '3');
+    mkdirSync(`${ROOT}/data/tree/deeper`, { recursive: true });
+    writeFileSync(`${ROOT}/data/tree/deeper/f4`, '4');
+    writeFileSync(`${ROOT}/free/f5`, '5');
     const from = events.length;
     const r = runInCgroup(cg.cgroupPath, `rm ${ROOT}/data/sub/f1`);
     assert.notEqual(r.status, 0);
     assert.match(r.stderr, /Permission denied/);
     assert.equal(existsSync(`${ROOT}/data/sub/f1`), true);
-    assert.equal(runInCgroup(cg.cgroupPath, `rm ${ROOT}/free/f3`).status, 0, 'outside the directory');
-    // The kernel reads the path as the caller gave it: a relative one is not decided there (the alert, when the
-    // control plane can still resolve it from /proc, says `not-denied=undecided`).
-    const fromVerdicts = verdicts.length;
-    const rel = runInCgroup(cg.cgroupPath, `cd ${ROOT}/data/sub && rm f2`);
-    assert.equal(rel.status, 0, rel.stderr);
-    assert.equal(existsSync(`${ROOT}/data/sub/f2`), false);
-    const until = Date.now() + 15_000;
-    while (!verdicts.slice(fromVerdicts).some((v) => v.path === 'f2') && Date.now() < until)
-      await new Promise((res) => setTimeout(res, 50));
-    const v = verdicts.slice(fromVerdicts).find((x) => x.path === 'f2');
-    assert.equal(v?.verdict, SysVerdict.undecided, JSON.stringify(verdicts.slice(fromVerdicts)));
-    const resolved = events.slice(from).find((x) => x.resource === `${ROOT}/data/sub/f2`);
-    if (resolved !== undefined) {
-      assert.equal(resolved.action, 'Audit');
-      assert.match(resolved.syscallArgs, /rule=Block\(audited\) not-denied=undecided$/);
+    assert.equal(runInCgroup(cg.cgroupPath, `rm ${ROOT}/free/f5`).status, 0, 'outside the directory');
+    // Relative to the working directory, with `.` and `..`: the kernel names the path as the oracle does.
+    for (const command of [`cd ${ROOT}/data/sub && rm f2`, `cd ${ROOT}/free && rm ./../data/sub/./f3`]) {
+      const rel = runInCgroup(cg.cgroupPath, command);
+      assert.notEqual(rel.status, 0, command);
+      assert.match(rel.stderr, /Permission denied/, command);
     }
+    assert.equal(existsSync(`${ROOT}/data/sub/f2`), true);
+    assert.equal(existsSync(`${ROOT}/data/sub/f3`), true);
+    // rm -r removes through directory fds (unlinkat(fd, "f4")): denied as well.
+    const tree = runInCgroup(cg.cgroupPath, `rm -r ${ROOT}/data/tree`);
+    assert.notEqual(tree.status, 0);
+    assert.equal(existsSync(`${ROOT}/data/tree/deeper/f4`), true);
+    const e = await waitFor((x) => x.resource === `${ROOT}/data/sub/f3`, from);
+    assert.equal(e?.action, 'Block', 'the alert names the path the kernel decided on');
     const d = await waitFor((x) => x.resource === `${ROOT}/data/sub/f1`, from);
     assert.equal(d?.action, 'Block');
     assert.equal(d?.message, 'no deletes under data');
+    assert.ok(
+      await waitFor((x) => x.resource === `${ROOT}/data/tree/deeper/f4` && x.action === 'Block', from),
+    );
+  });
+
+  it('matchPaths: a path longer than the kernel reads (255 bytes) is reported, not denied', async () => {
+    const dir = `${ROOT}/data/${'d'.repeat(120)}/${'e'.repeat(120)}`;
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(`${dir}/f`, 'x');
+    const fromVerdicts = verdicts.length;
+    const from = events.length;
+    const r = runInCgroup(cg.cgroupPath, `rm ${dir}/f`);
+    assert.equal(r.status, 0, r.stderr);
+    const until = Date.now() + 15_000;
+    const cut = `${dir}/f`.slice(0, 255);
+    while (!verdicts.slice(fromVerdicts).some((v) => v.path === cut) && Date.now() < until)
+      await new Promise((res) => setTimeout(res, 50));
+    assert.equal(verdicts.slice(fromVerdicts).find((v) => v.path === cut)?.verdict, SysVerdict.undecided);
+    const e = await waitFor((x) => x.resource === cut, from);
+    assert.equal(e?.action, 'Audit');
+    assert.match(e?.syscallArgs ?? '', /rule=Block\(audited\) not-denied=undecided$/);
   });
 
   it('keeps denying while the control plane is down, and resumes with the pinned hooks', async () => {
