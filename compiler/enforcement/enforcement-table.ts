@@ -239,7 +239,7 @@ const SYSCALLS_DENIED: EnforcementCell = {
 const SYSCALL_PATHS_PARTLY: EnforcementCell = {
   level: EnforcementLevel.AuditedOnly,
   reason:
-    'a Block is denied (EACCES) when the call names the path absolutely and in normal form; a relative path is reported, not denied',
+    'a Block is denied (EACCES) on the path the call names, made absolute and normalised in the kernel at sys_enter; another thread can change the string before the call reads it, so this is not a guarantee',
 };
 /** filelessExec on both data planes: sched_process_exec of the syscall plane. */
 const FILELESS_ENFORCED: EnforcementCell = {

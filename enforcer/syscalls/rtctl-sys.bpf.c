@@ -24,6 +24,8 @@ char LICENSE[] SEC("license") = "GPL";
 #define SIGKILL 9
 #define EACCES 13
 #define AT_FDCWD -100
+/* The longest path the kernel takes (PATH_MAX): the deny part reads and normalises the whole path argument. */
+#define RTS_LONG 4096
 /* Directory levels (and mount crossings) walked to name a working directory. */
 #define RTS_CWD_LEVELS 64
 
@@ -113,13 +115,16 @@ struct {
 /* Per-CPU working memory of one kernel decision (the BPF stack is 512 bytes). */
 struct rts_dscratch {
 	struct rts_kpath_key key;
-	char str[2 * RTS_PATH_MAX]; /* the string being scanned (its first RTS_PATH_MAX bytes) */
-	char path[RTS_PATH_MAX];    /* the call's path argument as read at sys_enter */
+	char str[2 * RTS_LONG];     /* the string being decided on (a directory, '/', and a relative path) */
+	char path[RTS_LONG];        /* the call's path argument as read at sys_enter */
 	char cwd[3 * RTS_PATH_MAX]; /* a working directory's name, built from its end (at 2 * RTS_PATH_MAX) */
-	char norm[3 * RTS_PATH_MAX]; /* the string normalised (`.`, `..`, repeated and trailing '/' resolved) */
-	__u16 segs[64];              /* normalising: where each segment kept so far starts in norm */
+	char norm[2 * RTS_LONG];    /* the string normalised (`.`, `..`, repeated and trailing '/' resolved) */
+	__u16 segs[RTS_LONG];       /* normalising: where each segment kept so far starts in norm (each is 2 bytes
+				     * at least: no more than RTS_LONG of them in 2 * RTS_LONG bytes) */
 	__u64 bits;                  /* rts_match's result */
 	__u32 truncated;             /* the path argument did not fit in `path` */
+	__u32 unknown0;              /* never written (0): a start value the verifier does not follow as a constant,
+				      * so that it does not walk a loop's iterations one by one */
 };
 
 struct {
@@ -197,12 +202,13 @@ static __always_inline void fill_common(struct rts_event *e, struct rts_workload
 struct scan_ctx {
 	__u64 bits;     /* rules matched by a directory prefix */
 	__u64 last_dir; /* rules whose non-recursive directory is the prefix up to the last '/' */
-	__u32 len;      /* length of the string (RTS_PATH_MAX: no end within the buffer) */
-	__u32 bad;      /* not in normal form: the kernel does not decide */
+	__u32 len;      /* length of the string (2 * RTS_LONG: no end within the buffer) */
+	__u32 bad;
 };
 
-/* One byte of the scanned string: copies it into the key, and at each '/' looks the prefix up (a directory of
- * some rule ends in '/'). A `//`, `/./` or `/../` makes the string undecidable here. */
+/* One byte of the scanned (normalised) string: copies it into the key while it fits, and at each '/' within the
+ * key's reach looks the prefix up (a directory of some rule ends in '/'; rule strings are shorter than
+ * RTS_PATH_MAX, so a longer prefix names no rule). */
 static long scan_step(__u32 i, void *data)
 {
 	struct scan_ctx *c = data;
@@ -212,38 +218,28 @@ static long scan_step(__u32 i, void *data)
 		c->bad = 1;
 		return 1;
 	}
-	__u32 at = i & (RTS_PATH_MAX - 1);
-	char ch = s->str[at];
+	char ch = s->str[i & (2 * RTS_LONG - 1)];
 	if (ch == 0) {
-		c->len = at;
+		c->len = i;
 		return 1;
 	}
-	s->key.path[at] = ch;
+	if (i >= RTS_PATH_MAX - 1) {
+		if (ch == '/')
+			c->last_dir = 0;
+		return 0;
+	}
+	s->key.path[i & (RTS_PATH_MAX - 1)] = ch;
 	if (ch != '/')
 		return 0;
-	if (at >= 1) {
-		char p1 = s->str[(at - 1) & (RTS_PATH_MAX - 1)];
-		if (p1 == '/') {
-			c->bad = 1;
-			return 1;
-		}
-		if (p1 == '.' && at >= 2) {
-			char p2 = s->str[(at - 2) & (RTS_PATH_MAX - 1)];
-			if (p2 == '/' || (p2 == '.' && at >= 3 && s->str[(at - 3) & (RTS_PATH_MAX - 1)] == '/')) {
-				c->bad = 1;
-				return 1;
-			}
-		}
-	}
 	struct rts_kpath_val *v = bpf_map_lookup_elem(&rts_kpaths, &s->key);
 	c->bits |= v ? v->recursive : 0;
 	c->last_dir = v ? v->dir : 0;
 	return 0;
 }
 
-/* The rules (bits) whose path (kind RTS_KPATH_CALL) or source (RTS_KPATH_SOURCE) matches the absolute path in
- * s->str: equal to a file path, directly in a directory, or below a recursive one (the oracle's isInDirectory:
- * never the directory itself). -1 when the string is relative, not in normal form or too long. */
+/* The rules (bits) whose path (kind RTS_KPATH_CALL) or source (RTS_KPATH_SOURCE) matches the normalised
+ * absolute path in s->str: equal to a file path, directly in a directory, or below a recursive one (the oracle's
+ * isInDirectory: never the directory itself). */
 static __always_inline int scan(struct rts_dscratch *s, __u32 wid, __u32 nr, __u8 kind, __u64 *bits)
 {
 	if (s->str[0] != '/')
@@ -252,26 +248,16 @@ static __always_inline int scan(struct rts_dscratch *s, __u32 wid, __u32 nr, __u
 	s->key.wid = wid;
 	s->key.nr = (__u16)nr;
 	s->key.kind = kind;
-	struct scan_ctx c = { .bits = 0, .last_dir = 0, .len = RTS_PATH_MAX, .bad = 0 };
-	bpf_loop(RTS_PATH_MAX, scan_step, &c, 0);
-	if (c.bad || c.len >= RTS_PATH_MAX)
+	struct scan_ctx c = { .bits = 0, .last_dir = 0, .len = 2 * RTS_LONG, .bad = 0 };
+	bpf_loop(2 * RTS_LONG, scan_step, &c, 0);
+	if (c.bad || c.len >= 2 * RTS_LONG)
 		return -1;
-	__u32 len = c.len;
-	if (len > 1) {
-		char last = s->str[(len - 1) & (RTS_PATH_MAX - 1)];
-		if (last == '/')
-			return -1;
-		if (last == '.') {
-			char p = s->str[(len - 2) & (RTS_PATH_MAX - 1)];
-			if (p == '/' || (p == '.' && len >= 3 && s->str[(len - 3) & (RTS_PATH_MAX - 1)] == '/'))
-				return -1;
-		}
-	} else {
+	if (c.len == 1) {
 		/* "/": in no directory. */
 		c.bits = 0;
 		c.last_dir = 0;
 	}
-	struct rts_kpath_val *v = bpf_map_lookup_elem(&rts_kpaths, &s->key);
+	struct rts_kpath_val *v = c.len < RTS_PATH_MAX ? bpf_map_lookup_elem(&rts_kpaths, &s->key) : 0;
 	*bits = c.bits | c.last_dir | (v ? v->exact : 0);
 	return 0;
 }
@@ -280,6 +266,12 @@ static __always_inline int scan(struct rts_dscratch *s, __u32 wid, __u32 nr, __u
 static __always_inline __u32 mask255(__u32 v)
 {
 	asm volatile("%[v] &= 255" : [v] "+r"(v));
+	return v;
+}
+
+static __always_inline __u32 mask8191(__u32 v)
+{
+	asm volatile("%[v] &= 8191" : [v] "+r"(v));
 	return v;
 }
 
@@ -382,7 +374,7 @@ __noinline int rts_resolve(__s32 dirfd)
 		return -1;
 	s->str[mask255(n)] = '/';
 	__u32 at = mask255(n + 1);
-	if (bpf_probe_read_kernel_str(&s->str[at], RTS_PATH_MAX, s->path) < 0)
+	if (bpf_probe_read_kernel_str(&s->str[at], RTS_LONG, s->path) < 0)
 		return -1;
 	return 0;
 }
@@ -400,13 +392,13 @@ static long norm_step(__u32 i, void *data)
 	struct norm_ctx *c = data;
 	__u32 zero = 0;
 	struct rts_dscratch *s = bpf_map_lookup_elem(&rts_dscratch, &zero);
-	if (!s || c->w >= 2 * RTS_PATH_MAX - 2) {
+	if (!s || c->w >= 2 * RTS_LONG - 2) {
 		c->bad = 1;
 		return 1;
 	}
-	char ch = s->str[i & (2 * RTS_PATH_MAX - 1)];
+	char ch = s->str[i & (2 * RTS_LONG - 1)];
 	if (ch != '/' && ch != 0) {
-		s->norm[c->w & (2 * RTS_PATH_MAX - 1)] = ch;
+		s->norm[c->w & (2 * RTS_LONG - 1)] = ch;
 		c->w++;
 		return 0;
 	}
@@ -414,30 +406,30 @@ static long norm_step(__u32 i, void *data)
 	 * `..`, else keep it. */
 	if (i > 0) {
 		__u32 len = c->w - c->seg - 1;
-		char a = s->norm[(c->seg + 1) & (2 * RTS_PATH_MAX - 1)];
-		char b = s->norm[(c->seg + 2) & (2 * RTS_PATH_MAX - 1)];
+		char a = s->norm[(c->seg + 1) & (2 * RTS_LONG - 1)];
+		char b = s->norm[(c->seg + 2) & (2 * RTS_LONG - 1)];
 		if (len == 0 || (len == 1 && a == '.')) {
 			c->w = c->seg;
 		} else if (len == 2 && a == '.' && b == '.') {
 			if (c->depth > 0) {
 				c->depth--;
-				c->w = s->segs[c->depth & 63];
+				c->w = s->segs[c->depth & (RTS_LONG - 1)];
 			} else {
 				c->w = 0;
 			}
 		} else {
-			if (c->depth >= 64) {
+			if (c->depth >= RTS_LONG) {
 				c->bad = 1;
 				return 1;
 			}
-			s->segs[c->depth & 63] = c->seg;
+			s->segs[c->depth & (RTS_LONG - 1)] = c->seg;
 			c->depth++;
 		}
 	}
 	if (ch == 0)
 		return 1;
 	c->seg = c->w;
-	s->norm[c->w & (2 * RTS_PATH_MAX - 1)] = '/';
+	s->norm[c->w & (2 * RTS_LONG - 1)] = '/';
 	c->w++;
 	return 0;
 }
@@ -447,19 +439,20 @@ static __always_inline int normalise(struct rts_dscratch *s)
 {
 	if (s->str[0] != '/')
 		return -1;
-	struct norm_ctx c = { .w = 0, .seg = 0, .depth = 0, .bad = 0 };
-	bpf_loop(2 * RTS_PATH_MAX, norm_step, &c, 0);
-	if (c.bad || c.w >= RTS_PATH_MAX)
+	__u32 z = s->unknown0;
+	struct norm_ctx c = { .w = z, .seg = z, .depth = z, .bad = 0 };
+	bpf_loop(2 * RTS_LONG, norm_step, &c, 0);
+	if (c.bad || c.w >= 2 * RTS_LONG - 2)
 		return -1;
 	if (c.w == 0) {
 		s->str[0] = '/';
 		s->str[1] = 0;
 		return 0;
 	}
-	__u32 n = mask255(c.w);
+	__u32 n = mask8191(c.w);
 	if (bpf_probe_read_kernel(s->str, n, s->norm) < 0)
 		return -1;
-	s->str[mask255(n)] = 0;
+	s->str[mask8191(n)] = 0;
 	return 0;
 }
 
@@ -502,7 +495,8 @@ static __always_inline __u8 decide_call(struct rts_dscratch *s, struct rts_decid
 		if (s->truncated)
 			return RTS_VERDICT_UNDECIDED;
 		if (s->path[0] == '/') {
-			__builtin_memcpy(s->str, s->path, RTS_PATH_MAX);
+			if (bpf_probe_read_kernel_str(s->str, RTS_LONG, s->path) < 0)
+				return RTS_VERDICT_UNDECIDED;
 		} else {
 			if (rts_resolve(dirfd) < 0)
 				return RTS_VERDICT_UNDECIDED;
@@ -512,14 +506,16 @@ static __always_inline __u8 decide_call(struct rts_dscratch *s, struct rts_decid
 			return RTS_VERDICT_UNDECIDED;
 		pathm |= s->bits;
 		/* The event names the path as decided (a relative one made absolute). */
-		if (*resolved)
-			__builtin_memcpy(s->path, s->str, RTS_PATH_MAX);
+		if (*resolved && bpf_probe_read_kernel_str(s->path, RTS_LONG, s->str) < 0)
+			return RTS_VERDICT_UNDECIDED;
 	}
 	if ((srcm & d->valid) != d->valid) {
 		struct rts_exe *x = bpf_map_lookup_elem(&rts_exe, &tgid);
-		if (!x)
+		/* Unknown, or perhaps cut to the 255 bytes rts_exe keeps. */
+		if (!x || x->path[RTS_PATH_MAX - 2] != 0)
 			return RTS_VERDICT_UNDECIDED;
-		__builtin_memcpy(s->str, x->path, RTS_PATH_MAX);
+		if (bpf_probe_read_kernel_str(s->str, RTS_PATH_MAX, x->path) < 0)
+			return RTS_VERDICT_UNDECIDED;
 		if (rts_match(wid, nr, RTS_KPATH_SOURCE) < 0)
 			return RTS_VERDICT_UNDECIDED;
 		srcm |= s->bits;
@@ -595,7 +591,7 @@ int BPF_PROG(rts_sys_enter, struct pt_regs *regs, long id)
 		long got = bpf_probe_read_user_str(s->path, sizeof(s->path), up);
 		if (got < 0)
 			s->path[0] = 0;
-		/* A full buffer may hold the start of a longer path: not decided on. */
+		/* A full buffer: a path the kernel itself refuses (ENAMETOOLONG), or unreadable; not decided on. */
 		s->truncated = got >= (long)sizeof(s->path);
 	}
 	/* The kernel decision, where the call is covered (before the event: a full ring buffer loses the alert, which
@@ -648,7 +644,9 @@ int BPF_PROG(rts_sys_enter, struct pt_regs *regs, long id)
 	e->rule = rule;
 	e->verdict = verdict;
 	__builtin_memset(e->pad2, 0, sizeof(e->pad2));
-	__builtin_memcpy(e->path, s->path, sizeof(e->path));
+	/* The event carries the path's first RTS_PATH_MAX - 1 bytes. */
+	if (bpf_probe_read_kernel_str(e->path, sizeof(e->path), s->path) < 0)
+		e->path[0] = 0;
 	fill_common(e, w, cgroup);
 	bpf_ringbuf_submit(e, 0);
 	count(RTS_COUNTER_REPORTED);

@@ -517,8 +517,8 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
   it('the kernel decision of covered calls (sys_enter, no LSM hook here) is the oracle’s (fixed seed)', async () => {
     // This kernel refuses LSM programs, so nothing is denied; the test seam writes the decision entries anyway
     // and reads each verdict sys_enter took. A Block verdict is `deny`, the rule it names is the oracle's
-    // winner; a relative path is decided on the working directory, `.`, `..` and `//` resolved; a path longer than
-    // the kernel reads is `undecided`; an uncovered call is not decided.
+    // winner; a relative path is decided on the working directory, `.`, `..` and `//` resolved, long paths too; a
+    // path longer than PATH_MAX is `undecided` (the kernel refuses the call); an uncovered call is not decided.
     await plane?.stop({ keepEnforcing: false });
     const verdicts: { syscall: string; path: string; verdict: number; rule: number }[] = [];
     plane = await startPlane({ decideWithoutLsm: true, onVerdict: (v) => verdicts.push(v) });
@@ -558,7 +558,9 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
         'f',
         './s/../f',
         '/',
-        `${t}/${'x'.repeat(300)}`,
+        `${t}/${'x'.repeat(200)}/../s/${'y'.repeat(200)}`,
+        // Longer than PATH_MAX: the kernel refuses the call (ENAMETOOLONG); the plane does not decide it.
+        `${t}/${'x'.repeat(4200)}`,
       ),
       exe: fc.constantFrom(
         join(work, 'bin', 'a', 'call'),
@@ -601,7 +603,7 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
         const v = got[0] as (typeof got)[number];
         let expected: number;
         if (!decidedHere) expected = SysVerdict.none;
-        else if (c.path.length > 255 && pathRules) expected = SysVerdict.undecided;
+        else if (c.path.length >= 4096 && pathRules) expected = SysVerdict.undecided;
         else {
           const request = { syscall: c.call, path: resolved, executable: c.exe };
           const oracle = decideSyscall(ruleSet, pod, request);
@@ -618,6 +620,23 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
       }),
       { numRuns: 80 },
     );
+    // A path longer than PATH_MAX under a Block path rule: not decided (the kernel refuses the call itself).
+    {
+      await applyRules({
+        policies: [
+          marker(),
+          policy('long', [syscallRule(['unlink'], { path: `${t}/`, action: Action.Block })]),
+        ],
+      });
+      const long = `${t}/${'x'.repeat(4200)}`;
+      const fromEvents = events.length;
+      const from = verdicts.length;
+      runIn(cgWorkload, syscallArgs('unlink', long));
+      await eventsUntilMarker(fromEvents);
+      const v = verdicts.slice(from).find((x) => x.syscall === 'unlink' && x.path === long.slice(0, 255));
+      assert.equal(v?.verdict, SysVerdict.undecided);
+      seen.set(SysVerdict.undecided, (seen.get(SysVerdict.undecided) ?? 0) + 1);
+    }
     // The generated cases reach every verdict, and relative paths decided in the kernel.
     assert.ok(resolvedCases > 0, 'no relative path decided in the kernel');
     for (const verdict of Object.values(SysVerdict))
