@@ -124,6 +124,10 @@ function isSyscallPlanePinned(): boolean {
 export const SYSCALL_PLANE_OFF =
   'the system call plane is off on this node (RTCTL_SYSCALL_PIN_DIR is not set to a bpffs directory)';
 
+/** Why a Block syscalls rule is not denied on a BPF-LSM node whose system call plane has no LSM hooks attached. */
+export const SYSCALL_DENY_OFF =
+  'the system call plane could not attach its LSM hooks on this node: syscalls rules are audited, not denied';
+
 /**
  * A data plane together with the system call plane (enforcer/syscalls/: BTF tracepoints that audit `syscalls`
  * rules and decide filelessExec) when RTCTL_SYSCALL_PIN_DIR names a bpffs directory (/sys/fs/bpf/rtctl-sys).
@@ -149,10 +153,16 @@ function withSyscallPlane(plane: DataPlane, stateDir: string, logger: Logger): D
     stateDir,
     ...(cgroupRoot === undefined || cgroupRoot === '' ? {} : { cgroupRoot }),
   });
-  // The composite keeps what the wrapped plane says it has off (the network part, for one).
+  // The composite keeps what the wrapped plane says it has off (the network part, for one). On BPF-LSM, a Block
+  // on a covered call is denied by the system call plane's own LSM hooks: where they did not attach, say so.
   const off = plane.unavailableForms;
   const composite = new CompositePlane([plane, syscalls]);
-  return off === undefined ? composite : withUnavailableForms(composite, off);
+  const lsm = plane instanceof BpfLsmPlane;
+  return withUnavailableForms(composite, (form, kind) =>
+    lsm && form === 'syscalls.matchSyscalls' && syscalls.lsmChecked && syscalls.denyHooks === 0
+      ? `${SYSCALL_DENY_OFF} (${syscalls.denyDetail})`
+      : off?.(form, kind),
+  );
 }
 
 const bpfLsm: DataPlaneFactory = {

@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { SYSCALL_DENY_ERRNO } from '../compiler/enforcement/syscall-coverage.js';
 import { NativeArtifact, locateNativeArtifact } from './io/native-tools.js';
 import { findCgroup2Mount } from './network/network-plane.js';
 
@@ -155,10 +156,19 @@ export async function probeKernel(): Promise<ProbeReport> {
   } else {
     const r = await runTool(sysLoader.path, ['--probe', sysObject.path]);
     const j = parseJson(r.stdout);
+    // The deny part (LSM hooks) loads by trial: where it does, Block denies the calls a hook covers.
+    const deny = j['deny'] === true;
+    const lsm = typeof j['lsm'] === 'string' ? j['lsm'] : '';
+    const hooks = typeof j['hooks'] === 'number' ? j['hooks'] : 0;
     checks.push({
       name: 'syscalls',
       supported: r.code === 0 && j['syscalls'] === true,
-      detail: `${typeof j['reason'] === 'string' ? j['reason'] : r.stdout.trim()}; system calls are audited, not denied; a blocked filelessExec is killed (SIGKILL) before its first instruction`,
+      detail: `${typeof j['reason'] === 'string' ? j['reason'] : r.stdout.trim()}; ${
+        deny
+          ? `Block denies the calls an LSM hook covers (${hooks} hooks attached), other calls are audited`
+          : `system calls are audited, not denied (${lsm === '' ? 'no LSM part' : lsm})`
+      }; a blocked filelessExec is killed (SIGKILL) before its first instruction`,
+      ...(deny ? { denyErrno: SYSCALL_DENY_ERRNO } : {}),
     });
   }
 

@@ -2,7 +2,11 @@
 // of the node runs it, so the figures are per-call ratios against the same loop without the plane, measured in
 // the same run: an unwatched call (one array lookup), a call some workload watches made outside any workload
 // (the cgroup walk), and a watched call of a workload (reported on the ring buffer and decided by the control
-// plane), with the events per second the control plane handled and the drop counter. Median of the rounds.
+// plane), with the events per second the control plane handled and the drop counter; and a watched call that
+// sys_enter also decides in the kernel (a Block rule with a path and a source: the deny part's lookups of each
+// `/`-prefix and of the executable; this kernel takes no LSM programs, so the plane writes the decision entries
+// through its test seam and nothing is denied, but sys_enter does the same work as on a BPF-LSM node). Median of
+// the rounds.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, rmdirSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -14,6 +18,7 @@ import { buildRuleTableImage } from '../../compiler/rule-table/build-rule-table.
 import { findCgroup2Mount } from '../../enforcer/network/network-plane.js';
 import { getSyscallNumber } from '../../enforcer/syscalls/syscall-arguments.js';
 import { SyscallPlane } from '../../enforcer/syscalls/syscall-plane.js';
+import { SysVerdict } from '../../enforcer/syscalls/sys-map-layout.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -26,7 +31,15 @@ function median(xs: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
-function policy(): PolicyIR {
+function policy(block = false): PolicyIR {
+  const decided = block
+    ? {
+        path: '/nonexistent/',
+        recursive: true,
+        fromSource: [{ kind: 'directory' as const, dir: '/tmp/', recursive: true }],
+        action: Action.Block,
+      }
+    : {};
   return {
     kind: 'RuntimePolicy',
     name: 'bench',
@@ -43,6 +56,7 @@ function policy(): PolicyIR {
         tags: [],
         message: '',
         location: { file: 'bench.yaml', line: 1, column: 1, pointer: '/spec/syscalls/matchSyscalls/0' },
+        ...decided,
       },
     ],
     presets: [],
@@ -77,24 +91,29 @@ async function main(): Promise<void> {
     );
     return Number(r.stdout.trim()) / count;
   };
+  let events = 0;
+  let denyVerdicts = 0;
   const plane = new SyscallPlane({
     loaderPath: path.join(root, 'dist/native/syscalls/rtctl-sys-loader'),
     objectPath: path.join(root, 'dist/native/syscalls/rtctl-sys.bpf.o'),
     pinDir: path.join(bpffs, 'sys'),
     stateDir: work,
     cgroupRoot: cgRoot,
+    decideWithoutLsm: true,
+    onVerdict: (v) => {
+      if (v.verdict === SysVerdict.deny) denyVerdicts++;
+    },
   });
-  let events = 0;
   try {
     await plane.start();
     void (async () => {
       for await (const e of plane.events()) if (e.operation === 'Syscall') events++;
     })();
     let generation = 0;
-    const watch = async (on: boolean): Promise<void> =>
+    const watch = async (on: boolean, block = false): Promise<void> =>
       plane.apply({
         generation: ++generation,
-        table: buildRuleTableImage({ policies: on ? [policy()] : [] }),
+        table: buildRuleTableImage({ policies: on ? [policy(block)] : [] }),
         workloads: [
           {
             anchor: { key: 'bench', host: false, pid: 0, cgroupPath: cg.slice(cgRoot.length) },
@@ -132,6 +151,19 @@ async function main(): Promise<void> {
       rates.push((events - before) / (Number(process.hrtime.bigint() - t) / 1e9));
       drops.push(s1.dropped - s0.dropped);
     }
+    // The same burst, decided in the kernel as well (the loop runs from the work directory under /tmp: the
+    // source matches, the path matches, the rule is Block).
+    const decided: number[] = [];
+    await watch(true, true);
+    for (let i = 0; i < ROUNDS; i++) {
+      const before = events;
+      const s0 = await plane.stats();
+      decided.push(run(unlink, REPORTED, true));
+      const s1 = await plane.stats();
+      const deadline = Date.now() + 60_000;
+      while (events < before + (s1.reported - s0.reported) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 5));
+    }
     const stats = await plane.stats();
     const out = {
       bench: 'syscalls',
@@ -143,6 +175,10 @@ async function main(): Promise<void> {
         Math.round((median(on.watchedElsewhere) / median(base.watched)) * 100) / 100,
       reportedRatio: Math.round((median(on.reported) / median(base.watched)) * 100) / 100,
       reportedEventsPerSec: Math.round(median(rates)),
+      decidedRatio: Math.round((median(decided) / median(base.watched)) * 100) / 100,
+      // Events of the decided bursts that sys_enter decided to deny (all of them, or the scenario is not measured).
+      decidedDenyVerdicts: denyVerdicts,
+      decidedOverReportedRatio: Math.round((median(decided) / median(on.reported)) * 100) / 100,
       burst: REPORTED,
       droppedPerBurst: median(drops),
       reported: stats.reported,

@@ -221,11 +221,25 @@ function protocolRow(protocol: string): EnforcementRow {
 
 const NO_DATA_PLANE = (what: string): EnforcementCell => notEnforced(`no data plane ${what}`);
 
-/** System call rules on both data planes: the tp_btf sys_enter program of the syscall plane (enforcer/syscalls/). */
+/** System call rules on the fanotify plane: the tp_btf sys_enter program of the syscall plane (enforcer/syscalls/). */
 const SYSCALLS_AUDITED: EnforcementCell = {
   level: EnforcementLevel.AuditedOnly,
   reason:
     'reported by the system call plane (RTCTL_SYSCALL_PIN_DIR), a BTF tracepoint on sys_enter filtered in the kernel by call and workload; the call is not denied: a Block rule is reported as an audit',
+};
+/**
+ * System call rules on the BPF-LSM plane: sys_enter decides a call an LSM hook covers (compiler/enforcement/
+ * syscall-coverage.ts) and the hook denies a Block with EACCES; the other calls are audited (syscalls.uncovered).
+ */
+const SYSCALLS_DENIED: EnforcementCell = {
+  level: EnforcementLevel.Enforced,
+  reason:
+    'the system call plane decides the call at sys_enter and its BPF-LSM hook denies a Block with EACCES, for the calls of docs/syscalls.md; fromSource needs an exec seen by the plane',
+};
+const SYSCALL_PATHS_PARTLY: EnforcementCell = {
+  level: EnforcementLevel.AuditedOnly,
+  reason:
+    'a Block is denied (EACCES) on the path the call names, made absolute and normalised in the kernel at sys_enter; another thread can change the string before the call reads it, so this is not a guarantee',
 };
 /** filelessExec on both data planes: sched_process_exec of the syscall plane. */
 const FILELESS_ENFORCED: EnforcementCell = {
@@ -290,12 +304,27 @@ export const ENFORCEMENT_TABLE: readonly EnforcementRow[] = [
     title: `syscalls ${list}`,
     group: 'syscalls',
     targets: {
-      'bpf-lsm': SYSCALLS_AUDITED,
+      'bpf-lsm': list === 'matchSyscalls' ? SYSCALLS_DENIED : SYSCALL_PATHS_PARTLY,
       fanotify: SYSCALLS_AUDITED,
       apparmor: notEnforced('AppArmor has no system call rules', leftOut(Code.apparmorConditionIgnored)),
       selinux: notEnforced('SELinux has no system call rules', leftOut(Code.selinuxConditionIgnored)),
     },
   })),
+  {
+    form: 'syscalls.uncovered',
+    title: 'Block on a system call no LSM hook covers',
+    group: 'syscalls',
+    targets: {
+      'bpf-lsm': {
+        level: EnforcementLevel.AuditedOnly,
+        reason:
+          'no BPF-LSM hook of the system call plane is reached by it (docs/syscalls.md); reported, not denied',
+      },
+      fanotify: SYSCALLS_AUDITED,
+      apparmor: notEnforced('AppArmor has no system call rules', leftOut(Code.apparmorConditionIgnored)),
+      selinux: notEnforced('SELinux has no system call rules', leftOut(Code.selinuxConditionIgnored)),
+    },
+  },
   {
     form: 'presets.filelessExec',
     title: 'preset filelessExec',

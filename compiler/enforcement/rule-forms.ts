@@ -9,6 +9,7 @@ import {
   type SourceMatcher,
   type SyscallRule,
 } from '../ir/rule-set.js';
+import { listUncoveredSyscalls } from './syscall-coverage.js';
 
 /** One rule of a policy with the forms the table knows it by. */
 export interface RuleEntry {
@@ -81,10 +82,14 @@ export function listRuleForms(rule: Rule): string[] {
   return [...new Set(forms)];
 }
 
-/** Every form of a syscalls rule. */
+/** Every form of a syscalls rule; a Block naming a call no LSM hook covers is `syscalls.uncovered` too. */
 export function listSyscallRuleForms(rule: SyscallRule): string[] {
   const kind = rule.path === undefined ? 'syscalls.matchSyscalls' : 'syscalls.matchPaths';
-  return [...new Set([kind, ...sourceForms(rule.fromSource)])];
+  const uncovered =
+    rule.action === Action.Block && listUncoveredSyscalls(rule.syscalls).length > 0
+      ? ['syscalls.uncovered']
+      : [];
+  return [...new Set([kind, ...uncovered, ...sourceForms(rule.fromSource)])];
 }
 
 /** Every rule of a policy, in the order of the policy's lists, with its forms. */

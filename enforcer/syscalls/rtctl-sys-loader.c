@@ -3,7 +3,11 @@
  * earlier run pinned, so the audit outlives a restart of the enforcer), writes the map entries the TypeScript
  * control plane encodes, and streams ring buffer events. Protocol (as the network loader's): one request per
  * line on stdin, one reply per line on stdout (`ok ...` or `error ...`), events as `event <hex>` lines in
- * between. Closing stdin leaves the programs attached. */
+ * between. Closing stdin leaves the programs attached.
+ *
+ * The deny part (the rts_lsm_* programs on LSM hooks) is loaded only where the kernel takes LSM programs: a
+ * trial load and attach; where it fails (no BPF LSM active: EPERM or EINVAL) the audit part runs alone and
+ * `lsm` says why. A hook the kernel does not have is left out (its bit stays clear). */
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
@@ -18,9 +22,22 @@
 #include <linux/types.h>
 #include "rtctl-sys-maps.h"
 
-static const char *const map_names[] = { "rts_nrs", "rts_workloads", "rts_watch", "rts_exe", "rts_events",
-					 "rts_counters" };
-#define NMAPS 6
+static const char *const map_names[] = { "rts_nrs",	   "rts_workloads", "rts_watch",  "rts_exe",
+					 "rts_events",	   "rts_counters",  "rts_decide", "rts_kpaths",
+					 "rts_deny",	   "rts_config",    "rts_compat" };
+#define NMAPS 11
+/* The LSM hooks of the deny part, in RTS_HOOK_* order; the program of hook h is rts_lsm_<h>. */
+static const char *const lsm_hooks[RTS_HOOKS] = {
+	"file_open",	     "path_unlink",	 "path_rmdir",	     "path_mkdir",	 "path_rename",
+	"path_chmod",	     "path_chown",	 "path_link",	     "path_symlink",	 "path_mknod",
+	"path_truncate",     "path_chroot",	 "sb_mount",	     "sb_umount",	 "sb_pivotroot",
+	"ptrace_access_check", "ptrace_traceme", "kernel_read_file", "kernel_load_data", "task_fix_setuid",
+	"task_fix_setgid",   "task_kill",	 "socket_create",    "socket_connect",	 "socket_bind",
+	"socket_listen",     "settime",		 "bpf",		     "bprm_check_security",
+};
+/* Hooks whose program is attached (RTS_HOOK_* bits), and why the deny part is not there when it is not. */
+static unsigned long long lsm_attached;
+static char lsm_reason[1024] = "not tried";
 static const char *const prog_names[] = { "rts_sys_enter", "rts_exec", "rts_fork", "rts_exit" };
 #define NPROGS 4
 
@@ -60,13 +77,82 @@ static int find_map(const char *name)
 	return -1;
 }
 
-/* Loads and attaches the programs; with `pin`, pins maps and links under pin_dir. */
+static struct bpf_program *lsm_program(struct bpf_object *obj, int h)
+{
+	char name[64];
+	snprintf(name, sizeof(name), "rts_lsm_%s", lsm_hooks[h]);
+	return bpf_object__find_program_by_name(obj, name);
+}
+
+/* Opens the object with the deny part (with_lsm: the programs of hooks the kernel has) or without it. */
+static struct bpf_object *open_object(const char *object, int with_lsm, unsigned long long *wanted)
+{
+	struct bpf_object *obj = bpf_object__open_file(object, NULL);
+	if (!obj) return NULL;
+	*wanted = 0;
+	for (int h = 0; h < RTS_HOOKS; h++) {
+		struct bpf_program *p = lsm_program(obj, h);
+		if (!p) continue;
+		int have = with_lsm && libbpf_find_vmlinux_btf_id(lsm_hooks[h], BPF_LSM_MAC) > 0;
+		bpf_program__set_autoload(p, have);
+		if (have) *wanted |= 1ULL << h;
+	}
+	return obj;
+}
+
+/* Attaches the loaded LSM programs (pinning their links with `pin`); on a failure, none stays attached. */
+static void attach_lsm(struct bpf_object *obj, unsigned long long wanted, int pin)
+{
+	char path[512];
+	struct bpf_link *links[RTS_HOOKS] = { 0 };
+	lsm_attached = 0;
+	if (!wanted) return;
+	for (int h = 0; h < RTS_HOOKS; h++) {
+		if (!(wanted & (1ULL << h))) continue;
+		links[h] = bpf_program__attach(lsm_program(obj, h));
+		if (!links[h]) {
+			snprintf(lsm_reason, sizeof(lsm_reason), "attach lsm/%s: %s", lsm_hooks[h], strerror(errno));
+			for (int k = 0; k < h; k++) if (links[k]) bpf_link__destroy(links[k]);
+			return;
+		}
+	}
+	for (int h = 0; h < RTS_HOOKS; h++) {
+		if (!links[h]) continue;
+		if (pin) {
+			snprintf(path, sizeof(path), "%s/link_rts_lsm_%s", pin_dir, lsm_hooks[h]);
+			if (bpf_link__pin(links[h], path)) {
+				snprintf(lsm_reason, sizeof(lsm_reason), "pin %s: %s", path, strerror(errno));
+				for (int k = 0; k < RTS_HOOKS; k++) {
+					if (!links[k]) continue;
+					if (k < h) bpf_link__unpin(links[k]);
+					bpf_link__destroy(links[k]);
+				}
+				lsm_attached = 0;
+				return;
+			}
+		}
+		lsm_attached |= 1ULL << h;
+	}
+	snprintf(lsm_reason, sizeof(lsm_reason), "lsm programs loaded and attached");
+}
+
+/* Loads and attaches the programs; with `pin`, pins maps and links under pin_dir. The deny part by trial. */
 static int load(const char *object, int pin, char *err, size_t errn)
 {
 	char path[512];
-	struct bpf_object *obj = bpf_object__open_file(object, NULL);
+	unsigned long long wanted = 0;
+	struct bpf_object *obj = open_object(object, 1, &wanted);
 	if (!obj) { snprintf(err, errn, "open %s: %s", object, strerror(errno)); return -1; }
-	if (bpf_object__load(obj)) { snprintf(err, errn, "load %s: %s", object, strerror(errno)); return -1; }
+	if (bpf_object__load(obj)) {
+		if (!wanted) { snprintf(err, errn, "load %s: %s", object, strerror(errno)); return -1; }
+		snprintf(lsm_reason, sizeof(lsm_reason), "lsm programs do not load: %s", strerror(errno));
+		bpf_object__close(obj);
+		obj = open_object(object, 0, &wanted);
+		if (!obj) { snprintf(err, errn, "open %s: %s", object, strerror(errno)); return -1; }
+		if (bpf_object__load(obj)) { snprintf(err, errn, "load %s: %s", object, strerror(errno)); return -1; }
+	} else if (!wanted) {
+		snprintf(lsm_reason, sizeof(lsm_reason), "the kernel has none of the lsm hooks");
+	}
 	for (int i = 0; i < NPROGS; i++) {
 		struct bpf_program *p = bpf_object__find_program_by_name(obj, prog_names[i]);
 		if (!p) { snprintf(err, errn, "no program %s", prog_names[i]); return -1; }
@@ -94,6 +180,7 @@ static int load(const char *object, int pin, char *err, size_t errn)
 		}
 		map_fds[i] = dup(bpf_map__fd(m));
 	}
+	attach_lsm(obj, wanted, pin);
 	return 0;
 }
 
@@ -111,6 +198,13 @@ static int open_state(const char *object, int *resumed, char *err, size_t errn)
 			if (map_fds[i] < 0) { snprintf(err, errn, "open pinned %s: %s", path, strerror(errno)); return -1; }
 		}
 		*resumed = 1;
+		lsm_attached = 0;
+		for (int h = 0; h < RTS_HOOKS; h++) {
+			snprintf(path, sizeof(path), "%s/link_rts_lsm_%s", pin_dir, lsm_hooks[h]);
+			if (access(path, F_OK) == 0) lsm_attached |= 1ULL << h;
+		}
+		snprintf(lsm_reason, sizeof(lsm_reason), lsm_attached ? "lsm programs pinned by an earlier run"
+								       : "an earlier run pinned no lsm programs");
 		return 0;
 	}
 	*resumed = 0;
@@ -149,7 +243,7 @@ static void handle(char *line)
 		struct bpf_map_info info = {};
 		__u32 len = sizeof(info);
 		if (bpf_obj_get_info_by_fd(map_fds[m], &info, &len)) { printf("error map info: %s\n", strerror(errno)); return; }
-		unsigned char key[256], value[1024];
+		unsigned char key[512], value[1024];
 		if (info.key_size > sizeof(key) || info.value_size > sizeof(value) ||
 		    unhex(argv[2], key, info.key_size) || (update && unhex(argv[3], value, info.value_size))) {
 			printf("error %s: key or value is not %u/%u bytes of hex\n", argv[1], info.key_size, info.value_size);
@@ -170,7 +264,10 @@ static void handle(char *line)
 				for (int c = 0; c < ncpu; c++) total[k] += values[c];
 		}
 		free(values);
-		printf("ok %llu %llu %llu\n", total[0], total[1], total[2]);
+		printf("ok %llu %llu %llu %llu\n", total[0], total[1], total[2], total[3]);
+	} else if (!strcmp(argv[0], "lsm")) {
+		/* The hooks the deny part has attached (RTS_HOOK_* bits, decimal), and what happened. */
+		printf("ok %llu %s\n", lsm_attached, lsm_reason);
 	} else if (!strcmp(argv[0], "enable") || !strcmp(argv[0], "disable") || !strcmp(argv[0], "enabled")) {
 		/* Attaches (pins the link of) rts_sys_enter, detaches it, or says whether it is attached. */
 		char path[512];
@@ -193,6 +290,10 @@ static void handle(char *line)
 	} else if (!strcmp(argv[0], "unpin")) {
 		char path[512];
 		for (int i = 0; i < NPROGS; i++) { pin_path(path, sizeof(path), "link", prog_names[i]); unlink(path); }
+		for (int h = 0; h < RTS_HOOKS; h++) {
+			snprintf(path, sizeof(path), "%s/link_rts_lsm_%s", pin_dir, lsm_hooks[h]);
+			unlink(path);
+		}
 		pin_path(path, sizeof(path), "prog", prog_names[0]);
 		unlink(path);
 		for (int i = 0; i < NMAPS; i++) { pin_path(path, sizeof(path), "map", map_names[i]); unlink(path); }
@@ -217,7 +318,12 @@ static int probe(const char *object)
 		printf("\"}\n");
 		return 1;
 	}
-	printf("{\"syscalls\":true,\"reason\":\"loaded and attached tp_btf sys_enter, sched_process_exec, sched_process_fork and sched_process_exit\"}\n");
+	int hooks = 0;
+	for (int h = 0; h < RTS_HOOKS; h++) hooks += (lsm_attached >> h) & 1;
+	printf("{\"syscalls\":true,\"reason\":\"loaded and attached tp_btf sys_enter, sched_process_exec, sched_process_fork and sched_process_exit\",\"deny\":%s,\"hooks\":%d,\"lsm\":\"",
+	       lsm_attached ? "true" : "false", hooks);
+	for (const char *c = lsm_reason; *c; c++) if (*c != '"' && *c != '\\') putchar(*c);
+	printf("\"}\n");
 	return 0;
 }
 

@@ -6,15 +6,28 @@
  * last exec named it (rts_exe, kept by sched_process_exec and sched_process_fork). The control plane decides
  * which rule it is (paths, fromSource, precedence). sched_process_exec also reports the exec of a file without
  * links (a memfd, an O_TMPFILE or a deleted file) in a workload with the filelessExec preset, and kills the
- * process before its first instruction when the preset blocks. */
+ * process before its first instruction when the preset blocks.
+ *
+ * The deny part (where LSM programs load): for a watched call that an LSM hook covers, sys_enter also decides
+ * in the kernel on the workload's rules of that call (rts_decide: precedence order; rts_kpaths: their paths and
+ * sources as exact strings) and leaves a deny record in task storage (rts_deny); the rts_lsm_* programs on the
+ * hooks the call reaches return -EACCES while the record matches the thread's current call. One decision, at
+ * sys_enter; the hooks only carry it out. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "rtctl-sys-maps.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 #define SIGKILL 9
+#define EACCES 13
+#define AT_FDCWD -100
+/* The longest path the kernel takes (PATH_MAX): the deny part reads and normalises the whole path argument. */
+#define RTS_LONG 4096
+/* Directory levels (and mount crossings) walked to name a working directory. */
+#define RTS_CWD_LEVELS 64
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -29,6 +42,14 @@ struct {
 	__type(key, __u64);
 	__type(value, struct rts_workload);
 } rts_workloads SEC(".maps");
+
+/* i386 call number -> x86-64 number + 1 (0: a 32-bit call this plane does not translate). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RTS_COMPAT_NR_MAX);
+	__type(key, __u32);
+	__type(value, __u32);
+} rts_compat SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -62,6 +83,56 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } rts_counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct rts_watch_key);
+	__type(value, struct rts_decide);
+} rts_decide SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct rts_kpath_key);
+	__type(value, struct rts_kpath_val);
+} rts_kpaths SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct rts_deny);
+} rts_deny SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rts_config);
+} rts_config SEC(".maps");
+
+/* Per-CPU working memory of one kernel decision (the BPF stack is 512 bytes). */
+struct rts_dscratch {
+	struct rts_kpath_key key;
+	char str[2 * RTS_LONG];     /* the string being decided on (a directory, '/', and a relative path) */
+	char path[RTS_LONG];        /* the call's path argument as read at sys_enter */
+	char cwd[3 * RTS_PATH_MAX]; /* a working directory's name, built from its end (at 2 * RTS_PATH_MAX) */
+	char norm[2 * RTS_LONG];    /* the string normalised (`.`, `..`, repeated and trailing '/' resolved) */
+	__u16 segs[RTS_LONG];       /* normalising: where each segment kept so far starts in norm (each is 2 bytes
+				     * at least: no more than RTS_LONG of them in 2 * RTS_LONG bytes) */
+	__u64 bits;                  /* rts_match's result */
+	__u32 truncated;             /* the path argument did not fit in `path` */
+	__u32 unknown0;              /* never written (0): a start value the verifier does not follow as a constant,
+				      * so that it does not walk a loop's iterations one by one */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rts_dscratch);
+} rts_dscratch SEC(".maps");
 
 static __always_inline void count(__u32 which)
 {
@@ -126,17 +197,352 @@ static __always_inline void fill_common(struct rts_event *e, struct rts_workload
 		e->exe[0] = 0;
 }
 
-static __always_inline __u64 arg_of(__u64 *args, int i)
+/* ---- the kernel decision of a covered call (deny part) ------------------------------------------------ */
+
+struct scan_ctx {
+	__u64 bits;     /* rules matched by a directory prefix */
+	__u64 last_dir; /* rules whose non-recursive directory is the prefix up to the last '/' */
+	__u32 len;      /* length of the string (2 * RTS_LONG: no end within the buffer) */
+	__u32 bad;
+};
+
+/* One byte of the scanned (normalised) string: copies it into the key while it fits, and at each '/' within the
+ * key's reach looks the prefix up (a directory of some rule ends in '/'; rule strings are shorter than
+ * RTS_PATH_MAX, so a longer prefix names no rule). */
+static long scan_step(__u32 i, void *data)
 {
-	switch (i) {
-	case 0: return args[0];
-	case 1: return args[1];
-	case 2: return args[2];
-	case 3: return args[3];
-	case 4: return args[4];
-	case 5: return args[5];
+	struct scan_ctx *c = data;
+	__u32 zero = 0;
+	struct rts_dscratch *s = bpf_map_lookup_elem(&rts_dscratch, &zero);
+	if (!s) {
+		c->bad = 1;
+		return 1;
 	}
+	char ch = s->str[i & (2 * RTS_LONG - 1)];
+	if (ch == 0) {
+		c->len = i;
+		return 1;
+	}
+	if (i >= RTS_PATH_MAX - 1) {
+		if (ch == '/')
+			c->last_dir = 0;
+		return 0;
+	}
+	s->key.path[i & (RTS_PATH_MAX - 1)] = ch;
+	if (ch != '/')
+		return 0;
+	struct rts_kpath_val *v = bpf_map_lookup_elem(&rts_kpaths, &s->key);
+	c->bits |= v ? v->recursive : 0;
+	c->last_dir = v ? v->dir : 0;
 	return 0;
+}
+
+/* The rules (bits) whose path (kind RTS_KPATH_CALL) or source (RTS_KPATH_SOURCE) matches the normalised
+ * absolute path in s->str: equal to a file path, directly in a directory, or below a recursive one (the oracle's
+ * isInDirectory: never the directory itself). */
+static __always_inline int scan(struct rts_dscratch *s, __u32 wid, __u32 nr, __u8 kind, __u64 *bits)
+{
+	if (s->str[0] != '/')
+		return -1;
+	__builtin_memset(&s->key, 0, sizeof(s->key));
+	s->key.wid = wid;
+	s->key.nr = (__u16)nr;
+	s->key.kind = kind;
+	struct scan_ctx c = { .bits = 0, .last_dir = 0, .len = 2 * RTS_LONG, .bad = 0 };
+	bpf_loop(2 * RTS_LONG, scan_step, &c, 0);
+	if (c.bad || c.len >= 2 * RTS_LONG)
+		return -1;
+	if (c.len == 1) {
+		/* "/": in no directory. */
+		c.bits = 0;
+		c.last_dir = 0;
+	}
+	struct rts_kpath_val *v = c.len < RTS_PATH_MAX ? bpf_map_lookup_elem(&rts_kpaths, &s->key) : 0;
+	*bits = c.bits | c.last_dir | (v ? v->exact : 0);
+	return 0;
+}
+
+/* v & 255, in a way the compiler cannot drop (the verifier needs the bound on a helper's size argument). */
+static __always_inline __u32 mask255(__u32 v)
+{
+	asm volatile("%[v] &= 255" : [v] "+r"(v));
+	return v;
+}
+
+static __always_inline __u32 mask8191(__u32 v)
+{
+	asm volatile("%[v] &= 8191" : [v] "+r"(v));
+	return v;
+}
+
+/* The walk from a working directory up to the caller's root: one directory level, or one mount crossing. */
+struct walk_ctx {
+	__u64 dentry;
+	__u64 vfsmnt;
+	__u64 root_dentry;
+	__u64 root_mnt;
+	__u32 pos; /* the name so far is cwd[pos .. 2 * RTS_PATH_MAX) */
+	__u32 done;
+	__u32 bad;
+};
+
+static long walk_step(__u32 i, void *data)
+{
+	struct walk_ctx *c = data;
+	__u32 zero = 0;
+	struct rts_dscratch *s = bpf_map_lookup_elem(&rts_dscratch, &zero);
+	if (!s) {
+		c->bad = 1;
+		return 1;
+	}
+	if (c->dentry == c->root_dentry && c->vfsmnt == c->root_mnt) {
+		c->done = 1;
+		return 1;
+	}
+	struct dentry *d = (struct dentry *)c->dentry;
+	struct vfsmount *vm = (struct vfsmount *)c->vfsmnt;
+	struct dentry *parent = BPF_CORE_READ(d, d_parent);
+	if (d == BPF_CORE_READ(vm, mnt_root) || d == parent) {
+		/* The top of a mount: continue at its mount point in the parent mount. */
+		struct mount *m = (struct mount *)(c->vfsmnt - bpf_core_field_offset(struct mount, mnt));
+		struct mount *pm = BPF_CORE_READ(m, mnt_parent);
+		if (pm == m) {
+			/* The top of the mount tree without meeting the caller's root: a directory outside it. */
+			c->bad = 1;
+			return 1;
+		}
+		c->dentry = (__u64)BPF_CORE_READ(m, mnt_mountpoint);
+		c->vfsmnt = (__u64)pm + bpf_core_field_offset(struct mount, mnt);
+		return 0;
+	}
+	__u32 len = BPF_CORE_READ(d, d_name.len);
+	const unsigned char *name = BPF_CORE_READ(d, d_name.name);
+	if (len == 0 || len >= RTS_PATH_MAX || c->pos < len + 1) {
+		c->bad = 1;
+		return 1;
+	}
+	c->pos -= len;
+	bpf_probe_read_kernel(&s->cwd[c->pos & (2 * RTS_PATH_MAX - 1)], mask255(len), name);
+	c->pos -= 1;
+	s->cwd[c->pos & (2 * RTS_PATH_MAX - 1)] = '/';
+	c->dentry = (__u64)parent;
+	return 0;
+}
+
+/* A relative path of a call: s->str becomes the directory it is relative to (the working directory for
+ * AT_FDCWD, else the directory fd's), as the caller's root names it, '/', and the path. -1 when it cannot be
+ * named (not an open fd, a directory outside the caller's root, too long). */
+__noinline int rts_resolve(__s32 dirfd)
+{
+	__u32 zero = 0;
+	struct rts_dscratch *s = bpf_map_lookup_elem(&rts_dscratch, &zero);
+	if (!s)
+		return -1;
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
+	struct fs_struct *fs = task->fs;
+	if (!fs)
+		return -1;
+	struct walk_ctx c = {
+		.dentry = (__u64)BPF_CORE_READ(fs, pwd.dentry),
+		.vfsmnt = (__u64)BPF_CORE_READ(fs, pwd.mnt),
+		.root_dentry = (__u64)BPF_CORE_READ(fs, root.dentry),
+		.root_mnt = (__u64)BPF_CORE_READ(fs, root.mnt),
+		.pos = 2 * RTS_PATH_MAX,
+		.done = 0,
+		.bad = 0,
+	};
+	if (dirfd != AT_FDCWD) {
+		if (dirfd < 0)
+			return -1;
+		struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+		if (!fdt || (__u32)dirfd >= BPF_CORE_READ(fdt, max_fds))
+			return -1;
+		struct file **fds = BPF_CORE_READ(fdt, fd);
+		struct file *f = 0;
+		if (bpf_probe_read_kernel(&f, sizeof(f), &fds[dirfd]) < 0 || !f)
+			return -1;
+		c.dentry = (__u64)BPF_CORE_READ(f, f_path.dentry);
+		c.vfsmnt = (__u64)BPF_CORE_READ(f, f_path.mnt);
+	}
+	bpf_loop(RTS_CWD_LEVELS, walk_step, &c, 0);
+	if (c.bad || !c.done)
+		return -1;
+	__u32 n = 2 * RTS_PATH_MAX - c.pos; /* length of the directory's name ("" for the root) */
+	if (n >= RTS_PATH_MAX - 1)
+		return -1;
+	if (n > 0 && bpf_probe_read_kernel(s->str, mask255(n), &s->cwd[c.pos & (2 * RTS_PATH_MAX - 1)]) < 0)
+		return -1;
+	s->str[mask255(n)] = '/';
+	__u32 at = mask255(n + 1);
+	if (bpf_probe_read_kernel_str(&s->str[at], RTS_LONG, s->path) < 0)
+		return -1;
+	return 0;
+}
+
+/* Normalising s->str into s->norm, one byte at a time, as the oracle's normalizeAbsolutePath does. */
+struct norm_ctx {
+	__u32 w;     /* bytes written to norm */
+	__u32 seg;   /* where the current segment starts in norm (its '/') */
+	__u32 depth; /* segments kept (s->segs) */
+	__u32 bad;
+};
+
+static long norm_step(__u32 i, void *data)
+{
+	struct norm_ctx *c = data;
+	__u32 zero = 0;
+	struct rts_dscratch *s = bpf_map_lookup_elem(&rts_dscratch, &zero);
+	if (!s || c->w >= 2 * RTS_LONG - 2) {
+		c->bad = 1;
+		return 1;
+	}
+	char ch = s->str[i & (2 * RTS_LONG - 1)];
+	if (ch != '/' && ch != 0) {
+		s->norm[c->w & (2 * RTS_LONG - 1)] = ch;
+		c->w++;
+		return 0;
+	}
+	/* The end of a segment (norm[seg] is its '/'): drop it when empty or `.`, drop it and the one before for
+	 * `..`, else keep it. */
+	if (i > 0) {
+		__u32 len = c->w - c->seg - 1;
+		char a = s->norm[(c->seg + 1) & (2 * RTS_LONG - 1)];
+		char b = s->norm[(c->seg + 2) & (2 * RTS_LONG - 1)];
+		if (len == 0 || (len == 1 && a == '.')) {
+			c->w = c->seg;
+		} else if (len == 2 && a == '.' && b == '.') {
+			if (c->depth > 0) {
+				c->depth--;
+				c->w = s->segs[c->depth & (RTS_LONG - 1)];
+			} else {
+				c->w = 0;
+			}
+		} else {
+			if (c->depth >= RTS_LONG) {
+				c->bad = 1;
+				return 1;
+			}
+			s->segs[c->depth & (RTS_LONG - 1)] = c->seg;
+			c->depth++;
+		}
+	}
+	if (ch == 0)
+		return 1;
+	c->seg = c->w;
+	s->norm[c->w & (2 * RTS_LONG - 1)] = '/';
+	c->w++;
+	return 0;
+}
+
+/* s->str (absolute) normalised in place: `.` and `..` resolved, no repeated or trailing '/' (but the root). */
+static __always_inline int normalise(struct rts_dscratch *s)
+{
+	if (s->str[0] != '/')
+		return -1;
+	__u32 z = s->unknown0;
+	struct norm_ctx c = { .w = z, .seg = z, .depth = z, .bad = 0 };
+	bpf_loop(2 * RTS_LONG, norm_step, &c, 0);
+	if (c.bad || c.w >= 2 * RTS_LONG - 2)
+		return -1;
+	if (c.w == 0) {
+		s->str[0] = '/';
+		s->str[1] = 0;
+		return 0;
+	}
+	__u32 n = mask8191(c.w);
+	if (bpf_probe_read_kernel(s->str, n, s->norm) < 0)
+		return -1;
+	s->str[mask8191(n)] = 0;
+	return 0;
+}
+
+/* The rules whose path (kind RTS_KPATH_CALL) or source (RTS_KPATH_SOURCE) matches s->str, normalised, into
+ * s->bits; -1 when it cannot be decided. A function of its own (verified once, not at each call). */
+__noinline int rts_match(__u32 wid, __u32 nr, __u32 kind)
+{
+	__u32 zero = 0;
+	struct rts_dscratch *s = bpf_map_lookup_elem(&rts_dscratch, &zero);
+	if (!s)
+		return -1;
+	__u64 bits = 0;
+	if (normalise(s) < 0 || scan(s, wid, nr, (__u8)kind, &bits) < 0)
+		return -1;
+	s->bits = bits;
+	return 0;
+}
+
+static __always_inline int lowest_bit(__u64 m)
+{
+	int n = 0;
+	if (!(m & 0xffffffffULL)) { n += 32; m >>= 32; }
+	if (!(m & 0xffffULL)) { n += 16; m >>= 16; }
+	if (!(m & 0xffULL)) { n += 8; m >>= 8; }
+	if (!(m & 0xfULL)) { n += 4; m >>= 4; }
+	if (!(m & 0x3ULL)) { n += 2; m >>= 2; }
+	if (!(m & 0x1ULL)) n += 1;
+	return n;
+}
+
+/* Decides a covered call on its rules: the first (in precedence order) whose path and source match. The path
+ * argument is in s->path (empty: the call names none). */
+static __always_inline __u8 decide_call(struct rts_dscratch *s, struct rts_decide *d, __u32 wid, __u32 nr,
+					__u32 tgid, __s32 dirfd, __u32 *rule, int *resolved)
+{
+	if (d->flags & RTS_DECIDE_OVERFLOW)
+		return RTS_VERDICT_UNDECIDED;
+	__u64 pathm = d->nopath, srcm = d->nosource;
+	if ((pathm & d->valid) != d->valid && s->path[0] != 0) {
+		if (s->truncated)
+			return RTS_VERDICT_UNDECIDED;
+		if (s->path[0] == '/') {
+			if (bpf_probe_read_kernel_str(s->str, RTS_LONG, s->path) < 0)
+				return RTS_VERDICT_UNDECIDED;
+		} else {
+			if (rts_resolve(dirfd) < 0)
+				return RTS_VERDICT_UNDECIDED;
+			*resolved = 1;
+		}
+		if (rts_match(wid, nr, RTS_KPATH_CALL) < 0)
+			return RTS_VERDICT_UNDECIDED;
+		pathm |= s->bits;
+		/* The event names the path as decided (a relative one made absolute). */
+		if (*resolved && bpf_probe_read_kernel_str(s->path, RTS_LONG, s->str) < 0)
+			return RTS_VERDICT_UNDECIDED;
+	}
+	if ((srcm & d->valid) != d->valid) {
+		struct rts_exe *x = bpf_map_lookup_elem(&rts_exe, &tgid);
+		/* Unknown, or perhaps cut to the 255 bytes rts_exe keeps. */
+		if (!x || x->path[RTS_PATH_MAX - 2] != 0)
+			return RTS_VERDICT_UNDECIDED;
+		if (bpf_probe_read_kernel_str(s->str, RTS_PATH_MAX, x->path) < 0)
+			return RTS_VERDICT_UNDECIDED;
+		if (rts_match(wid, nr, RTS_KPATH_SOURCE) < 0)
+			return RTS_VERDICT_UNDECIDED;
+		srcm |= s->bits;
+	}
+	__u64 m = pathm & srcm & d->valid;
+	if (!m)
+		return RTS_VERDICT_ALLOW;
+	int i = lowest_bit(m) & (RTS_DECIDE_RULES - 1);
+	*rule = d->index[i];
+	return (d->block >> i) & 1 ? RTS_VERDICT_DENY : RTS_VERDICT_ALLOW;
+}
+
+/* Leaves the thread's deny record for this call (or clears a record left by an earlier call). */
+static __always_inline void record_verdict(__u32 nr, __u8 verdict, __u64 hooks)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
+	__u32 zero = 0;
+	struct rts_config *cfg = bpf_map_lookup_elem(&rts_config, &zero);
+	int deny = verdict == RTS_VERDICT_DENY;
+	struct rts_deny *r =
+		bpf_task_storage_get(&rts_deny, task, 0, deny ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	if (!r)
+		return;
+	r->deny = deny;
+	r->nr = nr;
+	r->hooks = hooks;
+	r->epoch = cfg ? cfg->epoch : 0;
 }
 
 SEC("tp_btf/sys_enter")
@@ -144,7 +550,16 @@ int BPF_PROG(rts_sys_enter, struct pt_regs *regs, long id)
 {
 	if (id < 0 || id >= RTS_NR_MAX)
 		return 0;
-	__u32 nr = (__u32)id;
+	/* raw: the number as the thread's orig_ax holds it (what the LSM hooks compare); nr: the x86-64 number. */
+	__u32 raw = (__u32)id, nr = raw;
+	struct task_struct *me = (struct task_struct *)bpf_get_current_task_btf();
+	int compat = (me->thread_info.status & RTS_TS_COMPAT) != 0;
+	if (compat) {
+		__u32 *x = bpf_map_lookup_elem(&rts_compat, &raw);
+		if (!x || !*x || *x > RTS_NR_MAX)
+			return 0;
+		nr = *x - 1;
+	}
 	__u32 *watched = bpf_map_lookup_elem(&rts_nrs, &nr);
 	if (!watched || !*watched)
 		return 0;
@@ -157,6 +572,46 @@ int BPF_PROG(rts_sys_enter, struct pt_regs *regs, long id)
 	if (!watch)
 		return 0;
 	count(RTS_COUNTER_SEEN);
+	__u32 zero = 0;
+	struct rts_dscratch *s = bpf_map_lookup_elem(&rts_dscratch, &zero);
+	if (!s)
+		return 0;
+	s->path[0] = 0;
+	s->truncated = 0;
+	if (watch->path_arg >= 0 && watch->path_arg < 6) {
+		const char *up = 0;
+		switch (watch->path_arg) {
+		case 0: up = (const char *)(compat ? regs->bx : regs->di); break;
+		case 1: up = (const char *)(compat ? regs->cx : regs->si); break;
+		case 2: up = (const char *)(compat ? regs->dx : regs->dx); break;
+		case 3: up = (const char *)(compat ? regs->si : regs->r10); break;
+		case 4: up = (const char *)(compat ? regs->di : regs->r8); break;
+		case 5: up = (const char *)(compat ? regs->bp : regs->r9); break;
+		}
+		long got = bpf_probe_read_user_str(s->path, sizeof(s->path), up);
+		if (got < 0)
+			s->path[0] = 0;
+		/* A full buffer: a path the kernel itself refuses (ENAMETOOLONG), or unreadable; not decided on. */
+		s->truncated = got >= (long)sizeof(s->path);
+	}
+	/* The kernel decision, where the call is covered (before the event: a full ring buffer loses the alert, which
+	 * is counted, never the denial). */
+	__u8 verdict = RTS_VERDICT_NONE;
+	__u32 rule = ~0U;
+	struct rts_decide *d = bpf_map_lookup_elem(&rts_decide, &key);
+	if (d) {
+		__s32 dirfd = AT_FDCWD;
+		switch (watch->dirfd_arg) {
+		case 0: dirfd = (__s32)(compat ? regs->bx : regs->di); break;
+		case 1: dirfd = (__s32)(compat ? regs->cx : regs->si); break;
+		case 2: dirfd = (__s32)regs->dx; break;
+		}
+		int resolved = 0;
+		verdict = decide_call(s, d, w->wid, nr, bpf_get_current_pid_tgid() >> 32, dirfd, &rule, &resolved);
+		record_verdict(raw, verdict, d->hooks);
+	} else {
+		record_verdict(raw, RTS_VERDICT_NONE, 0);
+	}
 	struct rts_event *e = bpf_ringbuf_reserve(&rts_events, sizeof(*e), 0);
 	if (!e) {
 		count(RTS_COUNTER_DROPPED);
@@ -164,25 +619,35 @@ int BPF_PROG(rts_sys_enter, struct pt_regs *regs, long id)
 	}
 	e->kind = RTS_EVENT_SYSCALL;
 	e->nr = nr;
-	e->args[0] = regs->di;
-	e->args[1] = regs->si;
-	e->args[2] = regs->dx;
-	e->args[3] = regs->r10;
-	e->args[4] = regs->r8;
-	e->args[5] = regs->r9;
+	if (compat) {
+		/* 32-bit arguments: an int dirfd (AT_FDCWD) is sign-extended as a 64-bit call's would be. */
+		e->args[0] = (__u64)(__s64)(__s32)regs->bx;
+		e->args[1] = (__u64)(__s64)(__s32)regs->cx;
+		e->args[2] = (__u64)(__s64)(__s32)regs->dx;
+		e->args[3] = (__u64)(__s64)(__s32)regs->si;
+		e->args[4] = (__u64)(__s64)(__s32)regs->di;
+		e->args[5] = (__u64)(__s64)(__s32)regs->bp;
+	} else {
+		e->args[0] = regs->di;
+		e->args[1] = regs->si;
+		e->args[2] = regs->dx;
+		e->args[3] = regs->r10;
+		e->args[4] = regs->r8;
+		e->args[5] = regs->r9;
+	}
 	e->nlink = 0;
 	e->action = RTS_ACTION_AUDIT;
 	e->path_arg = watch->path_arg;
 	e->dirfd_arg = watch->dirfd_arg;
 	e->pad = 0;
 	e->name[0] = 0;
-	e->path[0] = 0;
+	e->rule = rule;
+	e->verdict = verdict;
+	__builtin_memset(e->pad2, 0, sizeof(e->pad2));
+	/* The event carries the path's first RTS_PATH_MAX - 1 bytes. */
+	if (bpf_probe_read_kernel_str(e->path, sizeof(e->path), s->path) < 0)
+		e->path[0] = 0;
 	fill_common(e, w, cgroup);
-	if (watch->path_arg >= 0 && watch->path_arg < 6) {
-		const char *up = (const char *)arg_of(e->args, watch->path_arg);
-		if (bpf_probe_read_user_str(e->path, sizeof(e->path), up) < 0)
-			e->path[0] = 0;
-	}
 	bpf_ringbuf_submit(e, 0);
 	count(RTS_COUNTER_REPORTED);
 	return 0;
@@ -219,6 +684,9 @@ static __always_inline void check_fileless(struct linux_binprm *bprm, struct rts
 	e->path_arg = -1;
 	e->dirfd_arg = -1;
 	e->pad = 0;
+	e->rule = ~0U;
+	e->verdict = RTS_VERDICT_NONE;
+	__builtin_memset(e->pad2, 0, sizeof(e->pad2));
 	fill_common(e, w, cgroup);
 	__builtin_memcpy(e->path, x->path, sizeof(e->path));
 	if (bpf_probe_read_kernel_str(e->name, sizeof(e->name), file->f_path.dentry->d_name.name) < 0)
@@ -263,3 +731,61 @@ int BPF_PROG(rts_exit, struct task_struct *p)
 	bpf_map_delete_elem(&rts_exe, &tgid);
 	return 0;
 }
+
+/* ---- the deny part: LSM hooks that carry out a sys_enter Block (attached only where LSM programs load) ---- */
+
+/* -EACCES when the current thread's deny record names this hook and its current call (orig_ax), under the
+ * state the record was written in. */
+static __always_inline int deny_hook(__u32 hook)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
+	struct rts_deny *r = bpf_task_storage_get(&rts_deny, task, 0, 0);
+	if (!r || !r->deny || !(r->hooks & (1ULL << hook)))
+		return 0;
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!regs || regs->orig_ax != (long)r->nr)
+		return 0;
+	__u32 zero = 0;
+	struct rts_config *cfg = bpf_map_lookup_elem(&rts_config, &zero);
+	if (!cfg || cfg->epoch != r->epoch)
+		return 0;
+	count(RTS_COUNTER_DENIED);
+	return -EACCES;
+}
+
+#define RTS_LSM(hook, bit)                                    \
+	SEC("lsm/" #hook)                                     \
+	int rts_lsm_##hook(unsigned long long *ctx)           \
+	{                                                     \
+		return deny_hook(bit);                        \
+	}
+
+RTS_LSM(file_open, RTS_HOOK_FILE_OPEN)
+RTS_LSM(path_unlink, RTS_HOOK_PATH_UNLINK)
+RTS_LSM(path_rmdir, RTS_HOOK_PATH_RMDIR)
+RTS_LSM(path_mkdir, RTS_HOOK_PATH_MKDIR)
+RTS_LSM(path_rename, RTS_HOOK_PATH_RENAME)
+RTS_LSM(path_chmod, RTS_HOOK_PATH_CHMOD)
+RTS_LSM(path_chown, RTS_HOOK_PATH_CHOWN)
+RTS_LSM(path_link, RTS_HOOK_PATH_LINK)
+RTS_LSM(path_symlink, RTS_HOOK_PATH_SYMLINK)
+RTS_LSM(path_mknod, RTS_HOOK_PATH_MKNOD)
+RTS_LSM(path_truncate, RTS_HOOK_PATH_TRUNCATE)
+RTS_LSM(path_chroot, RTS_HOOK_PATH_CHROOT)
+RTS_LSM(sb_mount, RTS_HOOK_SB_MOUNT)
+RTS_LSM(sb_umount, RTS_HOOK_SB_UMOUNT)
+RTS_LSM(sb_pivotroot, RTS_HOOK_SB_PIVOTROOT)
+RTS_LSM(ptrace_access_check, RTS_HOOK_PTRACE_ACCESS_CHECK)
+RTS_LSM(ptrace_traceme, RTS_HOOK_PTRACE_TRACEME)
+RTS_LSM(kernel_read_file, RTS_HOOK_KERNEL_READ_FILE)
+RTS_LSM(kernel_load_data, RTS_HOOK_KERNEL_LOAD_DATA)
+RTS_LSM(task_fix_setuid, RTS_HOOK_TASK_FIX_SETUID)
+RTS_LSM(task_fix_setgid, RTS_HOOK_TASK_FIX_SETGID)
+RTS_LSM(task_kill, RTS_HOOK_TASK_KILL)
+RTS_LSM(socket_create, RTS_HOOK_SOCKET_CREATE)
+RTS_LSM(socket_connect, RTS_HOOK_SOCKET_CONNECT)
+RTS_LSM(socket_bind, RTS_HOOK_SOCKET_BIND)
+RTS_LSM(socket_listen, RTS_HOOK_SOCKET_LISTEN)
+RTS_LSM(settime, RTS_HOOK_SETTIME)
+RTS_LSM(bpf, RTS_HOOK_BPF)
+RTS_LSM(bprm_check_security, RTS_HOOK_BPRM_CHECK)

@@ -12,13 +12,25 @@ export const SysLimit = {
 
 export const SysEventKind = { syscall: 1, fileless: 2 } as const;
 export const SysAction = { none: 0, audit: 1, block: 2 } as const;
+/** What the kernel decided at sys_enter (rts_event.verdict, RTS_VERDICT_*). */
+export const SysVerdict = { none: 0, allow: 1, deny: 2, undecided: 3 } as const;
+/** rts_kpath_key.kind: a rule's path, or a source. */
+export const SysKpathKind = { call: 0, source: 1 } as const;
+/** Rules of one (workload, call) the kernel decides (RTS_DECIDE_RULES); more: RTS_DECIDE_OVERFLOW. */
+export const SYS_DECIDE_RULES = 64;
+export const SYS_DECIDE_OVERFLOW = 1;
 
 /** Sizes of the map records. */
 export const SysSize = {
   workload: 12,
   watchKey: 8,
   watch: 4,
-  event: 696,
+  event: 704,
+  decide: 304,
+  kpathKey: 264,
+  kpathValue: 24,
+  deny: 24,
+  config: 8,
 } as const;
 
 function hex(bytes: Uint8Array): string {
@@ -74,6 +86,54 @@ export function encodeNrValue(watched: boolean): string {
   return u32(watched ? 1 : 0);
 }
 
+function u64(n: bigint): Buffer {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64LE(BigInt.asUintN(64, n));
+  return b;
+}
+
+/** struct rts_decide: the masks of a (workload, call)'s rules, bit i rule i (precedence order). */
+export function encodeDecide(d: {
+  nopath: bigint;
+  nosource: bigint;
+  block: bigint;
+  valid: bigint;
+  hooks: number;
+  flags: number;
+  index: readonly number[];
+}): string {
+  const b = Buffer.alloc(SysSize.decide);
+  [d.nopath, d.nosource, d.block, d.valid, BigInt(d.hooks)].forEach((v, i) => u64(v).copy(b, 8 * i));
+  b.writeUInt32LE(d.flags, 40);
+  d.index.slice(0, SYS_DECIDE_RULES).forEach((v, i) => b.writeUInt32LE(v >>> 0, 48 + 4 * i));
+  return hex(b);
+}
+
+/** struct rts_kpath_key; undefined when the string does not fit (it can never equal a path the kernel reads). */
+export function encodeKpathKey(wid: number, nr: number, kind: number, path: string): string | undefined {
+  const bytes = Buffer.from(path, 'utf8');
+  if (bytes.length >= SysLimit.path || bytes.includes(0)) return undefined;
+  const b = Buffer.alloc(SysSize.kpathKey);
+  b.writeUInt32LE(wid, 0);
+  b.writeUInt16LE(nr, 4);
+  b.writeUInt8(kind, 6);
+  bytes.copy(b, 8);
+  return hex(b);
+}
+
+/** struct rts_kpath_val: the rules whose file path, directory or recursive directory the string is. */
+export function encodeKpathValue(v: { exact: bigint; dir: bigint; recursive: bigint }): string {
+  return hex(Buffer.concat([u64(v.exact), u64(v.dir), u64(v.recursive)]));
+}
+
+/** Key and value of rts_config (one entry). */
+export function encodeConfigKey(): string {
+  return u32(0);
+}
+export function encodeConfig(epoch: number): string {
+  return u32(epoch) + u32(0);
+}
+
 /** struct rts_event, decoded. */
 export interface SysEvent {
   cgroup: bigint;
@@ -97,6 +157,10 @@ export interface SysEvent {
   /** Pids in the caller's pid namespace (0 for a parent outside it). */
   nsPid: number;
   nsPpid: number;
+  /** SysVerdict: what the kernel decided at sys_enter. */
+  verdict: number;
+  /** The record index of the rule the kernel found (allow or deny), else 0xffffffff. */
+  rule: number;
 }
 
 function cString(b: Buffer, start: number, size: number): string {
@@ -129,5 +193,7 @@ export function decodeSysEvent(b: Buffer): SysEvent {
     name: cString(b, 624, SysLimit.name),
     nsPid: b.readUInt32LE(688),
     nsPpid: b.readUInt32LE(692),
+    rule: b.readUInt32LE(696),
+    verdict: b.readUInt8(700),
   };
 }

@@ -1,18 +1,28 @@
-// The system call audit plane: drives the loader (rtctl-sys-loader.c) over text lines on its stdin and stdout,
-// as the network plane drives its own. The kernel reports the calls each workload's Audit and Block `syscalls`
-// rules name (filtered by call number and workload); this side decides which rule it is on the table's records
-// (compiler/rule-table/syscall-records.ts) and reports an `Operation: Syscall` event. Calls are never denied
-// here: a Block rule is reported as an audit (the capability table says "audited only"). The filelessExec
-// preset is decided in the kernel at sched_process_exec; Block kills the process before its first instruction.
-// The loader pins links and maps, so the programs stay attached across a restart of the enforcer.
+// The system call plane: drives the loader (rtctl-sys-loader.c) over text lines on its stdin and stdout, as the
+// network plane drives its own. The kernel reports the calls each workload's Audit and Block `syscalls` rules
+// name (filtered by call number and workload); this side decides which rule it is on the table's records
+// (compiler/rule-table/syscall-records.ts) and reports an `Operation: Syscall` event. Where the loader's LSM
+// programs are attached (a kernel with BPF-LSM), a call some hook covers (compiler/enforcement/
+// syscall-coverage.ts) is also decided in the kernel at sys_enter on the entries written here (rts_decide,
+// rts_kpaths: the same records in the same order), and a Block is denied with EACCES; the event says what the
+// kernel did, and the alert reports that. Elsewhere, and for calls no hook covers, a Block rule is reported as an
+// audit saying why it was not denied. The filelessExec preset is decided in the kernel at sched_process_exec;
+// Block kills the process before its first instruction. The loader pins links and maps, so the programs stay
+// attached across a restart of the enforcer.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { existsSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { FILELESS_PRESET } from '../../compiler/decide/decide-syscall.js';
 import { Action } from '../../compiler/ir/rule-set.js';
-import { ACTION_BY_CODE } from '../../compiler/rule-table/rule-table-format.js';
-import type { RuleTableRecords } from '../../compiler/rule-table/rule-table-records.js';
+import {
+  getSyscallDenyHookMask,
+  getSyscallDenyHooks,
+  SYSCALL_DENY_HOOKS,
+} from '../../compiler/enforcement/syscall-coverage.js';
+import { ACTION_BY_CODE, SourceCode } from '../../compiler/rule-table/rule-table-format.js';
+import type { RuleTableRecords, SyscallRecord } from '../../compiler/rule-table/rule-table-records.js';
 import {
   findPresetRecord,
   findSyscallRecord,
@@ -27,12 +37,26 @@ import {
   type WorkloadAnchor,
 } from '../data-plane.js';
 import { findCgroup2Mount, findContainerCgroupDir, resolveCgroup2Root } from '../network/network-plane.js';
-import { getPathArguments, getSyscallNameOf, getSyscallNumber } from './syscall-arguments.js';
 import {
+  COMPAT_SYSCALLS,
+  getPathArguments,
+  getSyscallNameOf,
+  getSyscallNumber,
+} from './syscall-arguments.js';
+import {
+  SYS_DECIDE_OVERFLOW,
+  SYS_DECIDE_RULES,
   SysAction,
   SysEventKind,
+  SysKpathKind,
   SysLimit,
+  SysVerdict,
   decodeSysEvent,
+  encodeConfig,
+  encodeConfigKey,
+  encodeDecide,
+  encodeKpathKey,
+  encodeKpathValue,
   encodeNr,
   encodeNrValue,
   encodeSysWorkload,
@@ -44,8 +68,107 @@ import {
 
 /** The alert `Enforcer` of this plane (the reference's name for its monitor). */
 export const SYSCALL_ENFORCER = 'eBPF Monitor';
+/** The alert `Enforcer` of a call the plane's LSM hooks denied. */
+export const DENY_ENFORCER = 'BPFLSM';
 /** AT_FDCWD as the kernel sees it in a 64-bit argument register (an int). */
 const AT_FDCWD = -100;
+/** The errno of a denied call (the LSM hooks return -EACCES). */
+const EACCES = 13;
+
+/** Why a Block rule's call was not denied, as the alert's `Data` says (`not-denied=<reason>`). */
+export const NotDenied = {
+  /** No LSM hook covers the call (compiler/enforcement/syscall-coverage.ts). */
+  uncovered: 'uncovered',
+  /** The kernel takes no LSM programs here (the fanotify plane's nodes): every call is audited. */
+  noLsm: 'no-lsm',
+  /** The kernel lacks one of the hooks the call reaches. */
+  hookMissing: 'hook-missing',
+  /** The kernel could not decide: a relative or unnormalised path, an executable it has not seen exec. */
+  undecided: 'undecided',
+  /** The kernel decided otherwise than the records here (a state change in between, or a path read twice). */
+  kernelAllowed: 'kernel-allowed',
+} as const;
+
+/** A rule's string's role in rts_kpath_val. */
+type KpathRole = 'exact' | 'dir' | 'recursive';
+
+/**
+ * The kernel decision entries of one watched call of one workload: its records in table (precedence) order and
+ * the strings their paths and sources name. Undefined when no record of the call is Block (nothing to deny).
+ */
+export function buildSyscallDecision(
+  records: RuleTableRecords,
+  policies: ReadonlySet<number>,
+  wid: number,
+  call: string,
+  nr: number,
+  hooks: number,
+): Entry[] | undefined {
+  const rules: { record: SyscallRecord; index: number }[] = [];
+  (records.syscalls ?? []).forEach((record, index) => {
+    if (policies.has(record.policy) && record.syscalls.includes(call)) rules.push({ record, index });
+  });
+  if (!rules.some((r) => ACTION_BY_CODE[r.record.action] === Action.Block)) return undefined;
+  let nopath = 0n;
+  let nosource = 0n;
+  let block = 0n;
+  let valid = 0n;
+  const index: number[] = [];
+  const strings = new Map<string, { kind: number; value: string; bits: Record<KpathRole, bigint> }>();
+  const add = (kind: number, value: string, role: KpathRole, bit: bigint): void => {
+    const key = `${kind}\u0000${value}`;
+    let entry = strings.get(key);
+    if (entry === undefined) {
+      entry = { kind, value, bits: { exact: 0n, dir: 0n, recursive: 0n } };
+      strings.set(key, entry);
+    }
+    entry.bits[role] |= bit;
+  };
+  rules.slice(0, SYS_DECIDE_RULES).forEach(({ record, index: at }, i) => {
+    const bit = 1n << BigInt(i);
+    valid |= bit;
+    index.push(at);
+    if (ACTION_BY_CODE[record.action] === Action.Block) block |= bit;
+    if (record.path === '') nopath |= bit;
+    else
+      add(
+        SysKpathKind.call,
+        record.path,
+        !record.path.endsWith('/') ? 'exact' : record.recursive ? 'recursive' : 'dir',
+        bit,
+      );
+    if (record.sources.length === 0) nosource |= bit;
+    for (const source of record.sources)
+      add(
+        SysKpathKind.source,
+        source.value,
+        source.kind === SourceCode.path ? 'exact' : source.recursive ? 'recursive' : 'dir',
+        bit,
+      );
+  });
+  const key = encodeWatchKey(wid, nr);
+  const entries: Entry[] = [
+    [
+      'rts_decide',
+      key,
+      encodeDecide({
+        nopath,
+        nosource,
+        block,
+        valid,
+        hooks,
+        flags: rules.length > SYS_DECIDE_RULES ? SYS_DECIDE_OVERFLOW : 0,
+        index,
+      }),
+    ],
+  ];
+  for (const { kind, value, bits } of strings.values()) {
+    // A string of 256 bytes or more never equals a path the kernel reads (255 at most): it never matches there.
+    const k = encodeKpathKey(wid, nr, kind, value);
+    if (k !== undefined) entries.push(['rts_kpaths', k, encodeKpathValue(bits)]);
+  }
+  return entries;
+}
 
 export interface SyscallPlaneOptions {
   loaderPath: string;
@@ -56,6 +179,14 @@ export interface SyscallPlaneOptions {
   stateDir: string;
   /** The cgroup v2 mount point (found from /proc/self/mountinfo when absent). */
   cgroupRoot?: string;
+  /**
+   * Tests of the kernel decision on a kernel without BPF-LSM: write the decision entries of covered calls even
+   * though no hook is attached. sys_enter decides as it would, nothing is denied (no hook), and each verdict goes
+   * to `onVerdict`. Never set by the enforcer.
+   */
+  decideWithoutLsm?: boolean;
+  /** Called with the kernel's verdict on each syscall event (SysVerdict, and the record index it found). */
+  onVerdict?: (v: { syscall: string; path: string; verdict: number; rule: number }) => void;
 }
 
 interface Pending {
@@ -63,7 +194,7 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
-type Entry = [map: string, key: string, value: string];
+export type Entry = [map: string, key: string, value: string];
 
 interface Recorded {
   generation: number;
@@ -101,7 +232,16 @@ export class SyscallPlane implements DataPlane {
   private stderr = '';
   /** Kernel reports that no Audit or Block rule matched once decided here (fromSource, paths, Allow rules). */
   unmatched = 0;
+  /** Events where the kernel's decision and the one taken here on the records differ (the kernel's is reported). */
+  disagreed = 0;
   resumed = false;
+  /** The LSM hooks the loader attached (RTS_HOOK_* bits; 0: calls are audited only), and what it said. */
+  denyHooks = 0;
+  denyDetail = '';
+  /** Whether start() has asked the loader which hooks it attached. */
+  lsmChecked = false;
+  /** Calls the LSM hooks denied, as of the last stats(). */
+  denied = 0;
 
   constructor(private readonly options: SyscallPlaneOptions) {}
 
@@ -126,6 +266,15 @@ export class SyscallPlane implements DataPlane {
     const first = await ready;
     if (!first.startsWith('ready ')) throw new Error(`syscall loader: ${first}`);
     this.resumed = first === 'ready 1';
+    const lsm = /^ok (\d+) ?(.*)$/.exec(await this.request('lsm'));
+    this.denyHooks = lsm === null ? 0 : Number(lsm[1]);
+    this.denyDetail = lsm?.[2] ?? '';
+    this.lsmChecked = true;
+    // The 32-bit calls the plane translates (a fact table; the same on every start).
+    for (const [i386, name] of COMPAT_SYSCALLS) {
+      const nr = getSyscallNumber(name);
+      if (nr !== undefined) await this.request(`update rts_compat ${encodeNr(i386)} ${encodeNr(nr + 1)}`);
+    }
     if (this.resumed && existsSync(this.recordPath))
       this.state = JSON.parse(readFileSync(this.recordPath, 'utf8')) as Recorded;
   }
@@ -180,6 +329,12 @@ export class SyscallPlane implements DataPlane {
         const [pathArg, dirfdArg] = getPathArguments(name);
         next.entries.push(['rts_watch', encodeWatchKey(wid, nr), encodeWatch(pathArg, dirfdArg)]);
         nrs.add(nr);
+        // Decided in the kernel where every hook the call reaches is attached.
+        const hooks = getSyscallDenyHookMask(name);
+        if (hooks !== 0 && ((hooks & this.denyHooks) === hooks || this.options.decideWithoutLsm === true)) {
+          const decision = buildSyscallDecision(records, policies, wid, name, nr, hooks);
+          if (decision !== undefined) next.entries.push(...decision);
+        }
       }
       const preset = findPresetRecord(records, policies, FILELESS_PRESET);
       const fileless =
@@ -204,6 +359,9 @@ export class SyscallPlane implements DataPlane {
     this.records = records;
     this.byWid = new Map([...this.byWid, ...byWid]);
     for (const [key, value] of switches) await this.request(`update rts_workloads ${key} ${value}`);
+    // A new epoch: deny records left by calls of the previous state no longer deny.
+    if (this.denyHooks !== 0 || this.options.decideWithoutLsm === true)
+      await this.request(`update rts_config ${encodeConfigKey()} ${encodeConfig(randomInt(1, 2 ** 32 - 1))}`);
     const keep = new Set(Object.values(next.workloads).map((w) => w.id));
     for (const w of Object.values(this.state.workloads))
       if (!keep.has(w.id)) await this.request(`delete rts_workloads ${encodeSysWorkloadKey(BigInt(w.id))}`);
@@ -298,31 +456,67 @@ export class SyscallPlane implements DataPlane {
       ...(path === undefined ? {} : { path }),
       ...(executable === undefined ? {} : { executable }),
     });
-    if (found === undefined || ACTION_BY_CODE[found.record.action] === Action.Allow) {
+    this.options.onVerdict?.({ syscall, path: e.path, verdict: e.verdict, rule: e.rule });
+    // What the kernel did is what the alert reports: a denial (a deny verdict, carried out by the call's hooks)
+    // names the rule the kernel found.
+    const hooks = getSyscallDenyHookMask(syscall);
+    const carriedOut = hooks !== 0 && (hooks & this.denyHooks) === hooks;
+    const kernelRule = e.verdict === SysVerdict.deny && carriedOut ? records.syscalls?.[e.rule] : undefined;
+    if (kernelRule !== undefined && found?.index !== e.rule) this.disagreed++;
+    const decided =
+      kernelRule !== undefined
+        ? { index: e.rule, record: kernelRule }
+        : found === undefined || ACTION_BY_CODE[found.record.action] === Action.Allow
+          ? undefined
+          : found;
+    if (decided === undefined) {
       this.unmatched++;
       return;
     }
-    const r = found.record;
+    const r = decided.record;
+    const denied = kernelRule !== undefined;
     const args =
       e.pathArg < 0
         ? ''
         : `${e.dirfdArg >= 0 ? `dirfd=${BigInt.asIntN(32, e.args[e.dirfdArg] ?? 0n)} ` : ''}pathname=${e.path}`;
+    let data = args;
+    if (!denied && ACTION_BY_CODE[r.action] === Action.Block) {
+      const why = this.whyNotDenied(syscall, e.verdict);
+      if (why === NotDenied.kernelAllowed) this.disagreed++;
+      data = `${args} rule=Block(audited) not-denied=${why}`.trim();
+    }
     this.queue.push({
       ...base,
       operation: 'Syscall',
-      kind: DecisionKind.Audit,
-      action: Action.Audit,
-      errno: 0,
-      ruleIndex: found.index,
+      kind: denied ? DecisionKind.Block : DecisionKind.Audit,
+      action: denied ? Action.Block : Action.Audit,
+      errno: denied ? EACCES : 0,
+      ruleIndex: decided.index,
       policyName: records.policies[r.policy]?.name ?? '',
       severity: r.severity,
       tags: r.tags,
       message: r.message,
       resource: path ?? syscall,
       syscall: `SYS_${syscall.toUpperCase()}`,
-      syscallArgs: ACTION_BY_CODE[r.action] === Action.Block ? `${args} rule=Block(audited)`.trim() : args,
+      syscallArgs: data,
+      // A denial is the BPF-LSM hook's (the reference's name for its enforcer); an audit is the monitor's.
+      ...(denied ? { enforcer: DENY_ENFORCER } : {}),
     });
     this.wake?.();
+  }
+
+  /** Why a call a Block rule decides was not denied. */
+  private whyNotDenied(call: string, verdict: number): string {
+    const hooks = getSyscallDenyHookMask(call);
+    if (getSyscallDenyHooks(call) === undefined) return NotDenied.uncovered;
+    if (this.denyHooks === 0) return NotDenied.noLsm;
+    if ((hooks & this.denyHooks) !== hooks) return NotDenied.hookMissing;
+    return verdict === SysVerdict.undecided ? NotDenied.undecided : NotDenied.kernelAllowed;
+  }
+
+  /** The LSM hooks attached, by name (empty where the kernel takes no LSM programs). */
+  listDenyHooks(): string[] {
+    return SYSCALL_DENY_HOOKS.filter((_, bit) => (this.denyHooks & (1 << bit)) !== 0);
   }
 
   async *events(): AsyncIterable<DataPlaneEvent> {
@@ -339,7 +533,8 @@ export class SyscallPlane implements DataPlane {
   }
 
   async stats(): Promise<DataPlaneStats> {
-    const [, seen, reported, dropped] = (await this.request('stats')).split(' ').map(Number);
+    const [, seen, reported, dropped, denied] = (await this.request('stats')).split(' ').map(Number);
+    this.denied = denied ?? 0;
     return {
       decisions: seen ?? 0,
       cacheHits: 0,

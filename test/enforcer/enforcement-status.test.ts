@@ -118,17 +118,21 @@ describe('enforcer /status: enforcement per policy (in-memory data plane)', () =
     assert.ok(JSON.stringify(s).includes('"notEnforced"'));
   });
 
-  it('bpf-lsm: the network rule is enforced too', async () => {
+  it('bpf-lsm: the network rule and the syscalls rule (ptrace: an LSM hook covers it) are enforced too', async () => {
     const s = await statusFor(EnforcementTarget.BpfLsm);
     const p = s.enforcement[0];
-    assert.deepEqual(p?.enforced, ['/spec/process/matchPaths/0', '/spec/network/matchProtocols/0']);
+    assert.deepEqual(p?.enforced, [
+      '/spec/process/matchPaths/0',
+      '/spec/network/matchProtocols/0',
+      '/spec/syscalls/matchSyscalls/0',
+    ]);
     assert.deepEqual(
       p?.notEnforced.map((g) => g.pointer),
       [],
     );
     assert.deepEqual(
       p?.auditedOnly.map((g) => g.pointer),
-      ['/spec/syscalls/matchSyscalls/0'],
+      [],
     );
   });
 

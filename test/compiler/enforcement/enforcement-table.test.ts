@@ -88,14 +88,15 @@ function samplePolicy(form: string, host: boolean): PolicyIR {
     : makePodPolicy('sample', spec === undefined ? [] : [spec]);
   const rules = policy.rules.map((r) => ({ ...r, location: { ...r.location, file: FILE } }));
   const out: PolicyIR = { ...policy, rules, location: at(1, '') };
-  if (form === 'syscalls.matchSyscalls' || form === 'syscalls.matchPaths') {
+  if (form === 'syscalls.matchSyscalls' || form === 'syscalls.matchPaths' || form === 'syscalls.uncovered') {
     out.syscallRules = [
       {
-        syscalls: ['unlink'],
+        // getcwd: a call no LSM hook covers, under Block (syscalls.uncovered).
+        syscalls: [form === 'syscalls.uncovered' ? 'getcwd' : 'unlink'],
         ...(form === 'syscalls.matchPaths' ? { path: '/etc/' } : {}),
         recursive: false,
         fromSource: [],
-        action: Action.Audit,
+        action: form === 'syscalls.uncovered' ? Action.Block : Action.Audit,
         severity: 1,
         tags: [],
         message: '',
@@ -193,11 +194,16 @@ describe('enforcement table', () => {
     for (const form of ['network.matchProtocols.tcp', 'network.matchProtocols.raw', 'network.matchAddresses'])
       assert.equal(level(form, EnforcementTarget.Fanotify), EnforcementLevel.Enforced, form);
     assert.equal(level('network.matchAddresses', EnforcementTarget.BpfLsm), NE);
-    // System call rules are audited on both data planes (enforcer/syscalls/), never denied; filelessExec is
-    // enforced there (the process is killed at sched_process_exec); the other presets nowhere.
+    // System call rules are audited on the fanotify plane (enforcer/syscalls/), never denied; on BPF-LSM a
+    // Block on a call an LSM hook covers is denied (a path rule only for absolute paths: audited only), other
+    // calls audited; filelessExec is enforced on both (the process is killed at sched_process_exec); the other
+    // presets nowhere.
+    for (const form of ['syscalls.matchSyscalls', 'syscalls.matchPaths', 'syscalls.uncovered'])
+      assert.equal(level(form, EnforcementTarget.Fanotify), EnforcementLevel.AuditedOnly, form);
+    assert.equal(level('syscalls.matchSyscalls', EnforcementTarget.BpfLsm), EnforcementLevel.Enforced);
+    for (const form of ['syscalls.matchPaths', 'syscalls.uncovered'])
+      assert.equal(level(form, EnforcementTarget.BpfLsm), EnforcementLevel.AuditedOnly, form);
     for (const target of [EnforcementTarget.Fanotify, EnforcementTarget.BpfLsm]) {
-      for (const form of ['syscalls.matchSyscalls', 'syscalls.matchPaths'])
-        assert.equal(level(form, target), EnforcementLevel.AuditedOnly, `${form} ${target}`);
       assert.equal(level('presets.filelessExec', target), EnforcementLevel.Enforced);
       assert.equal(level('presets', target), NE);
     }

@@ -28,8 +28,10 @@ import { readRuleTable } from '../../../compiler/rule-table/read-rule-table.js';
 import type { DataPlaneEvent, EnforcementState } from '../../../enforcer/data-plane.js';
 import { findCgroup2Mount } from '../../../enforcer/network/network-plane.js';
 import { getSyscallNumber } from '../../../enforcer/syscalls/syscall-arguments.js';
-import { SyscallPlane } from '../../../enforcer/syscalls/syscall-plane.js';
-import { SysSize } from '../../../enforcer/syscalls/sys-map-layout.js';
+import { SyscallPlane, type SyscallPlaneOptions } from '../../../enforcer/syscalls/syscall-plane.js';
+import { SYS_DECIDE_RULES, SysSize, SysVerdict } from '../../../enforcer/syscalls/sys-map-layout.js';
+import { getSyscallDenyHooks, SYSCALL_DENY_HOOKS } from '../../../compiler/enforcement/syscall-coverage.js';
+import { findSyscallWinner } from '../../../compiler/decide/decide-syscall.js';
 import { makePodPolicy } from '../../compiler/decide/rule-set-builder.js';
 import { hasCommand, isRoot, requirePrereqs } from '../../support/prereq.js';
 
@@ -137,13 +139,14 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
     if (work !== '') rmSync(work, { recursive: true, force: true });
   });
 
-  async function startPlane(): Promise<SyscallPlane> {
+  async function startPlane(extra: Partial<SyscallPlaneOptions> = {}): Promise<SyscallPlane> {
     const p = new SyscallPlane({
       loaderPath: LOADER,
       objectPath: OBJECT,
       pinDir: join(bpffs, 'sys'),
       stateDir: work,
       cgroupRoot: cgRoot,
+      ...extra,
     });
     await p.start();
     void (async () => {
@@ -210,7 +213,7 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
     const probe = join(work, 'layout.c');
     writeFileSync(
       probe,
-      `#include <stdio.h>\n#include <stddef.h>\n#include <linux/types.h>\n#include "rtctl-sys-maps.h"\nint main(void){printf("%zu %zu %zu %zu %zu %zu %zu %zu %zu", sizeof(struct rts_workload), sizeof(struct rts_watch_key), sizeof(struct rts_watch), sizeof(struct rts_event), offsetof(struct rts_event, exe), offsetof(struct rts_event, path), offsetof(struct rts_event, name), offsetof(struct rts_event, comm), offsetof(struct rts_event, ns_pid));return 0;}\n`,
+      `#include <stdio.h>\n#include <stddef.h>\n#include <linux/types.h>\n#include "rtctl-sys-maps.h"\nint main(void){printf("%zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %d %d", sizeof(struct rts_workload), sizeof(struct rts_watch_key), sizeof(struct rts_watch), sizeof(struct rts_event), offsetof(struct rts_event, exe), offsetof(struct rts_event, path), offsetof(struct rts_event, name), offsetof(struct rts_event, comm), offsetof(struct rts_event, ns_pid), offsetof(struct rts_event, rule), offsetof(struct rts_event, verdict), sizeof(struct rts_decide), offsetof(struct rts_decide, flags), offsetof(struct rts_decide, index), sizeof(struct rts_kpath_key), offsetof(struct rts_kpath_key, path), sizeof(struct rts_kpath_val), sizeof(struct rts_deny), sizeof(struct rts_config), RTS_HOOKS, RTS_DECIDE_RULES);return 0;}\n`,
     );
     execFileSync('cc', ['-I', join(ROOT, 'enforcer/syscalls'), '-o', join(work, 'layout'), probe]);
     const out = execFileSync(join(work, 'layout'), { encoding: 'utf8' }).split(' ').map(Number);
@@ -224,6 +227,18 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
       624,
       96,
       688,
+      696,
+      700,
+      SysSize.decide,
+      40,
+      48,
+      SysSize.kpathKey,
+      8,
+      SysSize.kpathValue,
+      SysSize.deny,
+      SysSize.config,
+      SYSCALL_DENY_HOOKS.length,
+      SYS_DECIDE_RULES,
     ]);
   });
 
@@ -288,7 +303,8 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
           join(work, 't', 'f'),
           call,
           'Audit',
-          `dirfd=-100 pathname=${join(work, 't', 'f')} rule=Block(audited)`,
+          // This kernel takes no LSM programs: the covered call is audited, and the alert says why.
+          `dirfd=-100 pathname=${join(work, 't', 'f')} rule=Block(audited) not-denied=no-lsm`,
         ],
         [
           'SYS_MKDIR',
@@ -496,5 +512,176 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
       );
       assert.equal(r.signal === 'SIGKILL', !oracle.allowed);
     }
+  });
+
+  it('the kernel decision of covered calls (sys_enter, no LSM hook here) is the oracle’s (fixed seed)', async () => {
+    // This kernel refuses LSM programs, so nothing is denied; the test seam writes the decision entries anyway
+    // and reads each verdict sys_enter took. A Block verdict is `deny`, the rule it names is the oracle's
+    // winner; a relative path is decided on the working directory, `.`, `..` and `//` resolved, long paths too; a
+    // path longer than PATH_MAX is `undecided` (the kernel refuses the call); an uncovered call is not decided.
+    await plane?.stop({ keepEnforcing: false });
+    const verdicts: { syscall: string; path: string; verdict: number; rule: number }[] = [];
+    plane = await startPlane({ decideWithoutLsm: true, onVerdict: (v) => verdicts.push(v) });
+    assert.equal(plane.denyHooks, 0, 'this kernel takes no LSM programs');
+    const t = join(work, 't');
+    const sources: SourceMatcher[] = [
+      { kind: 'path', path: join(work, 'bin', 'a', 'call') },
+      { kind: 'directory', dir: `${join(work, 'bin')}/`, recursive: false },
+      { kind: 'directory', dir: `${join(work, 'bin')}/`, recursive: true },
+    ];
+    const rulePaths: { path?: string; recursive?: boolean }[] = [
+      {},
+      { path: join(t, 'f') },
+      { path: `${t}/` },
+      { path: `${t}/`, recursive: true },
+      { path: '/', recursive: true },
+    ];
+    const calls = ['unlink', 'rmdir', 'unlinkat', 'access'];
+    const arbRule = fc
+      .record({
+        syscalls: fc.subarray(calls, { minLength: 1 }),
+        where: fc.constantFrom(...rulePaths),
+        fromSource: fc.subarray(sources, { maxLength: 2 }),
+        action: fc.constantFrom(Action.Audit, Action.Block, Action.Block, Action.Allow),
+      })
+      .map((r) => syscallRule(r.syscalls, { ...r.where, fromSource: r.fromSource, action: r.action }));
+    const arbCase = fc.record({
+      rules: fc.array(arbRule, { minLength: 1, maxLength: 5 }),
+      call: fc.constantFrom(...calls),
+      path: fc.constantFrom(
+        join(t, 'f'),
+        join(t, 's', 'f'),
+        join(work, 'x'),
+        `${t}//f`,
+        `${t}/./f`,
+        `${t}/s/../f`,
+        'f',
+        './s/../f',
+        '/',
+        `${t}/${'x'.repeat(200)}/../s/${'y'.repeat(200)}`,
+        // Longer than PATH_MAX: the kernel refuses the call (ENAMETOOLONG); the plane does not decide it.
+        `${t}/${'x'.repeat(4200)}`,
+      ),
+      exe: fc.constantFrom(
+        join(work, 'bin', 'a', 'call'),
+        join(work, 'bin', 'b', 'call'),
+        join(work, 'opt', 'call'),
+      ),
+    });
+    const seen = new Map<number, number>();
+    let resolvedCases = 0;
+    await fc.assert(
+      fc.asyncProperty(arbCase, async (c) => {
+        const policies = [marker(), ...c.rules.map((r, i) => policy(`p${i}`, [r]))];
+        const ruleSet = { policies };
+        await applyRules(ruleSet);
+        const fromEvents = events.length;
+        const from = verdicts.length;
+        runIn(cgWorkload, syscallArgs(c.call, c.path, c.exe));
+        await eventsUntilMarker(fromEvents);
+        // The shell and the dynamic loader make calls of their own (access /etc/ld.so.preload): this call only.
+        const named = c.rules.filter((r) => r.syscalls.includes(c.call));
+        const watched = named.some((r) => r.action !== Action.Allow);
+        const decidedHere =
+          getSyscallDenyHooks(c.call) !== undefined && named.some((r) => r.action === Action.Block);
+        const pathRules = named.some((r) => r.path !== undefined);
+        // A relative path the kernel decides is made absolute there (the caller's working directory, as its root
+        // names it: the test's own here), and the event carries it so.
+        const relative = !c.path.startsWith('/');
+        const resolved = relative ? join(process.cwd(), c.path) : c.path;
+        // (join normalises: `.` and `..` resolved, as the kernel does for a relative path it decides.)
+        const reported = relative && decidedHere && pathRules ? resolved : c.path;
+        // A path longer than the kernel reads (255 bytes) arrives cut.
+        const got = verdicts
+          .slice(from)
+          .filter((v) => v.syscall === c.call && v.path === reported.slice(0, 255));
+        if (!watched) {
+          assert.deepEqual(got, [], 'a call no Audit or Block rule names is not reported');
+          return;
+        }
+        assert.equal(got.length, 1, JSON.stringify(verdicts.slice(from)));
+        const v = got[0] as (typeof got)[number];
+        let expected: number;
+        if (!decidedHere) expected = SysVerdict.none;
+        else if (c.path.length >= 4096 && pathRules) expected = SysVerdict.undecided;
+        else {
+          const request = { syscall: c.call, path: resolved, executable: c.exe };
+          const oracle = decideSyscall(ruleSet, pod, request);
+          expected = oracle.allowed ? SysVerdict.allow : SysVerdict.deny;
+          const winner = findSyscallWinner(ruleSet, pod, request);
+          const image = buildRuleTableImage(ruleSet);
+          const record = v.rule === 0xffffffff ? undefined : image.records.syscalls?.[v.rule];
+          const name = record === undefined ? undefined : image.records.policies[record.policy]?.name;
+          assert.equal(name, winner?.policy.name, `the kernel's rule is the oracle's winner (${resolved})`);
+          if (relative && pathRules) resolvedCases++;
+        }
+        seen.set(expected, (seen.get(expected) ?? 0) + 1);
+        assert.equal(v.verdict, expected, `${c.call} ${c.path} from ${c.exe}`);
+      }),
+      { numRuns: 80 },
+    );
+    // A path longer than PATH_MAX under a Block path rule: not decided (the kernel refuses the call itself).
+    {
+      await applyRules({
+        policies: [
+          marker(),
+          policy('long', [syscallRule(['unlink'], { path: `${t}/`, action: Action.Block })]),
+        ],
+      });
+      const long = `${t}/${'x'.repeat(4200)}`;
+      const fromEvents = events.length;
+      const from = verdicts.length;
+      runIn(cgWorkload, syscallArgs('unlink', long));
+      await eventsUntilMarker(fromEvents);
+      const v = verdicts.slice(from).find((x) => x.syscall === 'unlink' && x.path === long.slice(0, 255));
+      assert.equal(v?.verdict, SysVerdict.undecided);
+      seen.set(SysVerdict.undecided, (seen.get(SysVerdict.undecided) ?? 0) + 1);
+    }
+    // The generated cases reach every verdict, and relative paths decided in the kernel.
+    assert.ok(resolvedCases > 0, 'no relative path decided in the kernel');
+    for (const verdict of Object.values(SysVerdict))
+      assert.ok(
+        (seen.get(verdict) ?? 0) > 0,
+        `no case with verdict ${verdict}: ${JSON.stringify([...seen])}`,
+      );
+  });
+
+  it('32-bit calls (int 0x80) are translated and decided as their 64-bit calls (no bypass by the i386 table)', async () => {
+    await plane?.stop({ keepEnforcing: false });
+    const verdicts: { syscall: string; path: string; verdict: number; rule: number }[] = [];
+    plane = await startPlane({ decideWithoutLsm: true, onVerdict: (v) => verdicts.push(v) });
+    const compat = join(work, 'bin', 'a', 'call-compat');
+    execFileSync('cc', ['-O2', '-o', compat, join(HERE, 'sys-call-compat.c')]);
+    const t = join(work, 't');
+    await applyRules({
+      policies: [
+        marker(),
+        policy('block-t', [syscallRule(['mkdir'], { path: `${t}/`, recursive: true, action: Action.Block })]),
+      ],
+    });
+    const from = events.length;
+    const fromVerdicts = verdicts.length;
+    const runCompat = (i386: number, path: string, next = '0'): string => {
+      const r = spawnSync(
+        'sh',
+        ['-c', `echo $$ > '${cgWorkload}/cgroup.procs' && exec '${compat}' ${i386} '${path}' ${next}`],
+        {
+          encoding: 'utf8',
+          timeout: 10_000,
+        },
+      );
+      assert.equal(r.status, 0, r.stderr);
+      return r.stdout.trim();
+    };
+    // mkdir is 39 in the i386 table (83 in the x86-64 one); its path is in ebx.
+    assert.equal(runCompat(39, join(t, 'compat-dir'), '755'), '0', 'nothing is denied on this kernel');
+    const got = await eventsUntilMarker(from);
+    const e = got.find((x) => x.syscall === 'SYS_MKDIR');
+    assert.ok(e, `no event for the 32-bit mkdir: ${JSON.stringify(got.map((x) => x.syscall))}`);
+    assert.equal(e.resource, join(t, 'compat-dir'));
+    assert.equal(e.syscallArgs, `pathname=${join(t, 'compat-dir')} rule=Block(audited) not-denied=no-lsm`);
+    const v = verdicts.slice(fromVerdicts).find((x) => x.path === join(t, 'compat-dir'));
+    assert.equal(v?.syscall, 'mkdir');
+    assert.equal(v?.verdict, SysVerdict.deny, 'sys_enter decided the 32-bit call as the 64-bit one');
   });
 });
