@@ -500,7 +500,7 @@ describe('BPF-LSM: address rules (matchAddresses) in the socket_connect and sock
     const pod = subjects.get('imds-pod');
     assert.ok(pod);
     const r = pod.run([PYTHON, '-c', CLIENT, JSON.stringify([['tcp', '10.77.0.200', 443]])]);
-    assert.notEqual(JSON.parse(r.stdout)[0], '13', r.stderr);
+    assert.notEqual((JSON.parse(r.stdout) as string[])[0], '13', r.stderr);
   });
 
   it('keeps deciding while the enforcer is gone and resumes its events after a restart', async () => {
