@@ -751,7 +751,9 @@ static long walk_address(__u32 i, void *ctx)
 		return 1;
 	if (i >= a->val.count || i >= RT_MAX_ADDR_REFS)
 		return 1;
-	struct rt_addr_ref *ref = &a->val.refs[i & (RT_MAX_ADDR_REFS - 1)];
+	__u32 at = i;
+	asm volatile("%[v] &= 63" : [v] "+r"(at)); /* RT_MAX_ADDR_REFS - 1, kept for the verifier */
+	struct rt_addr_ref *ref = &a->val.refs[at];
 	__u32 r = ref->rule;
 	if (r >= s->best)
 		return 1; /* ascending: no later rule beats the best one */
@@ -769,7 +771,12 @@ static long walk_address(__u32 i, void *ctx)
 	return s->best == r;
 }
 
-static const char hexdigits[16] = "0123456789abcdef";
+/* A hex digit, computed (a constant digit table would share .rodata offsets the kernel's BTF check refuses). */
+static __always_inline char hexdigit(__u32 v)
+{
+	v &= 15;
+	return v < 10 ? '0' + v : 'a' + (v - 10);
+}
 
 /* The event resource of a connect or send (RT_ADDR_RESOURCE_LEN in rtctl-addr-maps.h). */
 static __always_inline void put_destination(struct scratch *s, struct addr_scratch *a)
@@ -779,11 +786,11 @@ static __always_inline void put_destination(struct scratch *s, struct addr_scrat
 	s->res[0] = '@';
 	s->res[1] = a->key.family == 6 ? '6' : '4';
 	for (int i = 0; i < 16; i++) {
-		s->res[2 + 2 * i] = hexdigits[(a->key.addr[i] >> 4) & 15];
-		s->res[3 + 2 * i] = hexdigits[a->key.addr[i] & 15];
+		s->res[2 + 2 * i] = hexdigit(a->key.addr[i] >> 4);
+		s->res[3 + 2 * i] = hexdigit(a->key.addr[i]);
 	}
 	for (int i = 0; i < 4; i++)
-		s->res[34 + i] = hexdigits[(a->port >> (12 - 4 * i)) & 15];
+		s->res[34 + i] = hexdigit(a->port >> (12 - 4 * i));
 	for (int i = 0; i < 4; i++)
 		s->res[RT_ADDR_RESOURCE_LEN + i] = name[i];
 	s->res_len = strlen_path(s->res);
