@@ -14,9 +14,10 @@ import '../../../support/property-seed.js';
 import { decideOperation } from '../../../../compiler/decide/decide.js';
 import type { Decision } from '../../../../compiler/decide/decision.js';
 import { EnforcementTarget } from '../../../../compiler/enforcement/enforcement-table.js';
+import { formatIpAddress, parseCidr } from '../../../../compiler/net/cidr.js';
 import { arbAddressScenario, restrictToTarget } from '../../../compiler/decide/arbitrary-rule-set.js';
 import { Worker } from '../../network/net-worker.js';
-import type { Workload } from '../../../../compiler/decide/decision-input.js';
+import type { OperationRequest, Workload } from '../../../../compiler/decide/decision-input.js';
 import type { RuleSet } from '../../../../compiler/ir/rule-set.js';
 import { BpfLsmPlane } from '../../../../enforcer/bpf/bpf-lsm-plane.js';
 import type { DataPlaneEvent, Postures, WorkloadEnforcement } from '../../../../enforcer/data-plane.js';
@@ -570,7 +571,20 @@ describe('BPF-LSM: address and protocol decisions equal the oracle on generated 
     let byAddress = 0;
     for (const scenario of samples) {
       const ruleSet = restrictToTarget(scenario.ruleSet, EnforcementTarget.BpfLsm);
-      const target = scenario.workload.kind === 'container' ? scenario.workload : pod;
+      // The workload the first pod policy selects (else the scenario's container, else a pod), so that the
+      // rules are in force for it.
+      const first = ruleSet.policies.find((p) => p.target.kind === 'pods')?.target;
+      const target: Workload =
+        first?.kind === 'pods'
+          ? {
+              kind: 'container',
+              namespace: first.namespace,
+              labels: { ...first.matchLabels },
+              nodeLabels: {},
+            }
+          : scenario.workload.kind === 'container'
+            ? scenario.workload
+            : pod;
       const postures: Postures = {
         file: 'audit',
         network: scenario.postures.network ?? 'audit',
@@ -582,7 +596,28 @@ describe('BPF-LSM: address and protocol decisions equal the oracle on generated 
         table: image,
         workloads: [{ anchor: cg.anchor, policies: selectPolicyIndices(table, target), postures }],
       });
-      for (const raw of scenario.operations.filter((o) => o.operation === 'Network')) {
+      // The scenario's network operations, and a connect or send into the block of each of the first
+      // address rules (at its network address, to its first port), on the socket it names.
+      const aimed: OperationRequest[] = ruleSet.policies
+        .flatMap((p) => p.rules)
+        .flatMap((r): OperationRequest[] => {
+          if (r.matcher.kind !== 'address') return [];
+          const block = parseCidr(r.matcher.cidr);
+          if (!block.ok) return [];
+          const proto = ['tcp', 'udp', 'icmp'].includes(r.matcher.protocol) ? r.matcher.protocol : 'tcp';
+          return [
+            {
+              operation: 'Network',
+              resource: proto,
+              address: formatIpAddress(block.value),
+              port: r.matcher.ports[0] ?? 80,
+              write: false,
+              owner: false,
+            },
+          ];
+        })
+        .slice(0, 4);
+      for (const raw of [...scenario.operations.filter((o) => o.operation === 'Network'), ...aimed]) {
         // The worker's raw socket is SOCK_RAW with IPPROTO_ICMP, which this plane names `icmp`
         // (protocol_name(); the protocol rules' own test covers it): raw sockets are left out here.
         const kind = ['tcp', 'udp', 'icmp'].includes(raw.resource.toLowerCase())
