@@ -109,8 +109,8 @@ spec:
   ).replace('name: imds-guard', 'name: imds-guard\n  namespace: imds'),
 });
 
-/** One connect or send: tcp connect, udp sendto, udp connect. */
-type Case = [kind: 'tcp' | 'udp' | 'udpc', address: string, port: number];
+/** One connect or send: tcp connect, TCP Fast Open sendto (a connect without connect()), udp sendto, udp connect. */
+type Case = [kind: 'tcp' | 'tfo' | 'udp' | 'udpc', address: string, port: number];
 
 /** Python client: runs the cases in order, prints one JSON array of `ok` or the errno. */
 const CLIENT = `
@@ -123,6 +123,9 @@ for kind, addr, port in json.loads(sys.argv[1]):
             s = socket.socket(fam, socket.SOCK_STREAM)
             s.settimeout(5)
             s.connect((addr, port))
+        elif kind == "tfo":
+            s = socket.socket(fam, socket.SOCK_STREAM)
+            s.sendto(b"x", socket.MSG_FASTOPEN, (addr, port))
         elif kind == "udp":
             s = socket.socket(fam, socket.SOCK_DGRAM)
             s.sendto(b"x", (addr, port))
@@ -315,7 +318,7 @@ describe('BPF-LSM: address rules (matchAddresses) in the socket_connect and sock
       subject.workload,
       {
         operation: 'Network',
-        resource: kind === 'tcp' ? 'tcp' : 'udp',
+        resource: kind === 'tcp' || kind === 'tfo' ? 'tcp' : 'udp',
         address,
         port,
         executable,
@@ -404,6 +407,8 @@ describe('BPF-LSM: address rules (matchAddresses) in the socket_connect and sock
         ['tcp', 'fd00:77::1', 80], // IPv6, no address rule
         ['tcp', '::ffff:169.254.169.254', 80], // IPv4-mapped: the IPv4 Block
         ['tcp', '::ffff:10.77.0.5', 80], // IPv4-mapped: the IPv4 Allow
+        ['tfo', '169.254.169.254', 80], // TCP Fast Open: decided in socket_sendmsg, Block
+        ['tfo', '10.77.0.5', 80], // TCP Fast Open, Allow
       ],
       ['tcp', 'fd00:ec2::254', 80],
     );
