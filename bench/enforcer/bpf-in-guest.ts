@@ -3,9 +3,10 @@
 // the figures are ratios against the same loops with no programs attached, measured alternately in the same
 // run, each side its best chunk (the least disturbed by the host). Measures: open()+close() and exec loops in
 // a workload with 1 000 rules loaded (`ratios.openClose`, `ratios.exec`; the same loops with the file_open
-// decision cache off in `withoutDecisionCache`), policy-change-to-enforced latency with where the apply's time
-// went, audit events per second with the drop counter, and the programs' own run time per call
-// (`programs`: kernel.bpf_stats_enabled, measured apart from the timed rounds since it costs time itself).
+// decision cache off in `withoutDecisionCache`), UDP sends to an address through the socket_sendmsg hook with
+// 200 address rules (`ratios.sendto`), policy-change-to-enforced latency with where the apply's time went,
+// audit events per second with the drop counter, and the programs' own run time per call (`programs`:
+// kernel.bpf_stats_enabled, measured apart from the timed rounds since it costs time itself).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -23,6 +24,7 @@ const EXECS = Number(process.env['RTCTL_BENCH_EXECS'] ?? '100');
 const ROUNDS = Number(process.env['RTCTL_BENCH_ROUNDS'] ?? '4');
 const CHUNKS = Number(process.env['RTCTL_BENCH_CHUNKS'] ?? '5');
 const AUDITS = Number(process.env['RTCTL_BENCH_AUDITS'] ?? '5000');
+const SENDS = Number(process.env['RTCTL_BENCH_SENDS'] ?? '20000');
 const POSTURES: Postures = { file: 'audit', network: 'audit', capabilities: 'audit' };
 
 function tableOf(rules: number, extra: string): RuleTableImage {
@@ -33,6 +35,12 @@ function tableOf(rules: number, extra: string): RuleTableImage {
     { length: 20 },
     (_, i) => `      - dir: /tmp/b/n${i}/\n        recursive: true\n`,
   ).join('');
+  // 200 address blocks (10.<i>.<j>.0/24) and an Allow for loopback: a send to 127.0.0.1 walks the trie's
+  // answer and is decided by the Allow, without an event.
+  const blocks = [
+    ...Array.from({ length: 200 }, (_, i) => `      - cidr: 10.${i >> 4}.${i & 15}.0/24\n`),
+    '      - cidr: 127.0.0.0/8\n        action: Allow\n',
+  ].join('');
   const text = `apiVersion: security.runtime.com/v1
 kind: RuntimePolicy
 metadata: { name: bench, namespace: bench }
@@ -41,7 +49,9 @@ spec:
   file:
     matchPaths:
 ${paths}    matchDirectories:
-${dirs}  action: Block
+${dirs}  network:
+    matchAddresses:
+${blocks}  action: Block
 ${extra}`;
   const lint = lintTexts([{ file: 'bench.yaml', text }]);
   return buildRuleTableImage(lowerDocuments(lint.documents));
@@ -112,6 +122,23 @@ function setBpfStats(on: boolean): void {
   writeFileSync('/proc/sys/kernel/bpf_stats_enabled', on ? '1' : '0');
 }
 
+/** Microseconds per UDP sendto() to 127.0.0.1:9 (the guest's loopback; nothing listens): the best of
+ * CHUNKS chunks of SENDS/CHUNKS, timed in the workload by python (its loop cost is in both sides). */
+function measureSends(pid: number): number {
+  const n = Math.max(1, Math.round(SENDS / CHUNKS));
+  const script = `import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+best = float("inf")
+for c in range(${CHUNKS}):
+    t = time.perf_counter_ns()
+    for i in range(${n}):
+        s.sendto(b"x", ("127.0.0.1", 9))
+    best = min(best, (time.perf_counter_ns() - t) / 1e3 / ${n})
+print(best)`;
+  writeFileSync('/tmp/b/send.py', script);
+  return Number(runIn(pid, '/bin/sh', 'python3 /tmp/b/send.py').trim());
+}
+
 async function main(): Promise<void> {
   mkdirSync('/tmp/b/n0', { recursive: true });
   writeFileSync('/tmp/b/file', 'x');
@@ -132,8 +159,8 @@ async function main(): Promise<void> {
   const loaderPath = path.join(repoRoot, 'dist/native/bpf/rtctl-bpf-loader');
   const pinDir = `/sys/fs/bpf/rtctl-bench-${process.pid}`;
   const table1000 = tableOf(1000, '');
-  const base = { opens: [] as number[], execs: [] as number[] };
-  const bpf = { opens: [] as number[], execs: [] as number[] };
+  const base = { opens: [] as number[], execs: [] as number[], sends: [] as number[] };
+  const bpf = { opens: [] as number[], execs: [] as number[], sends: [] as number[] };
   const bpfNoCache = { opens: [] as number[], execs: [] as number[] };
   let cacheHits = 0;
   let decisions = 0;
@@ -158,12 +185,15 @@ async function main(): Promise<void> {
   setBpfStats(false);
   measureOpens(pid);
   measureExecs(pid);
+  measureSends(pid);
   for (let round = 0; round < ROUNDS; round++) {
     base.opens.push(measureOpens(pid));
     base.execs.push(measureExecs(pid));
+    base.sends.push(measureSends(pid));
     await withPlane(true, async (p) => {
       bpf.opens.push(measureOpens(pid));
       bpf.execs.push(measureExecs(pid));
+      bpf.sends.push(measureSends(pid));
       const st = await p.stats();
       cacheHits += st.cacheHits;
       decisions += st.decisions;
@@ -262,16 +292,19 @@ spec:
     ratios: {
       openClose: round3(best(bpf.opens) / best(base.opens)),
       exec: round3(best(bpf.execs) / best(base.execs)),
+      sendto: round3(best(bpf.sends) / best(base.sends)),
     },
     // How far apart the baseline's own rounds are (best ÷ worst ≥ 1): a ratio closer to 1 than this spread
     // cannot be told from the emulator's noise in this run.
     baselineSpread: {
       openClose: round3(Math.max(...base.opens) / best(base.opens)),
       exec: round3(Math.max(...base.execs) / best(base.execs)),
+      sendto: round3(Math.max(...base.sends) / best(base.sends)),
     },
     medianRatios: {
       openClose: round3(median(bpf.opens) / median(base.opens)),
       exec: round3(median(bpf.execs) / median(base.execs)),
+      sendto: round3(median(bpf.sends) / median(base.sends)),
     },
     // The same loops with the file_open decision cache off (what every open cost before it).
     withoutDecisionCache: {
@@ -292,6 +325,12 @@ spec:
       iterations: EXECS,
       baselineMicros: base.execs.map(round3),
       bpfMicros: bpf.execs.map(round3),
+    },
+    sendto: {
+      iterations: SENDS,
+      addressRules: 201,
+      baselineMicros: base.sends.map(round3),
+      bpfMicros: bpf.sends.map(round3),
     },
     policyChange: {
       applyMs: +applyMs.toFixed(1),

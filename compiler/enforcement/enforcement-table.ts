@@ -265,7 +265,11 @@ export const ENFORCEMENT_TABLE: readonly EnforcementRow[] = [
     title: 'address rules',
     group: 'network',
     targets: {
-      'bpf-lsm': notEnforced('the socket_connect hook does not read destination addresses'),
+      'bpf-lsm': {
+        level: EnforcementLevel.Enforced,
+        reason:
+          'socket_connect and socket_sendmsg LSM hooks look the destination up in an LPM trie (sends that name an address: udp, icmp, raw, TCP Fast Open); denials return EACCES',
+      },
       fanotify: {
         level: EnforcementLevel.Enforced,
         reason: 'cgroup connect4/6 and sendmsg4/6 programs; denials return EPERM',

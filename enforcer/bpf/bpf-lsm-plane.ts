@@ -14,6 +14,8 @@ import {
   type EnforcementState,
   type WorkloadAnchor,
 } from '../data-plane.js';
+import { formatIpAddress } from '../../compiler/net/cidr.js';
+import { decodeDestination } from './encode-addresses.js';
 import { encodeState, type KeyedWorkload, type RuleInfo } from './encode-state.js';
 import { WorkloadKeyKind } from './map-layout.js';
 import { formatOpenFlags, getSyscallName } from './syscall-names.js';
@@ -326,6 +328,14 @@ export class BpfLsmPlane implements DataPlane {
           : `flags=${flags}`;
     } else if (operation === Operation.Network) {
       syscallArgs = `domain=${e.flags} type=${e.arg2} protocol=${e.arg3}`;
+    }
+    // A connect or send to an address: the resource is the destination (`10.0.0.1:80`, `[fd00::1]:53`).
+    let resource = e.resource;
+    const destination = operation === Operation.Network ? decodeDestination(e.resource) : undefined;
+    if (destination !== undefined) {
+      const address = formatIpAddress({ family: destination.family, bytes: destination.bytes });
+      resource = `${destination.family === 6 ? `[${address}]` : address}:${destination.port}`;
+      syscallArgs += ` name=${destination.protocol} address=${address} port=${destination.port}`;
     } else if (operation === Operation.Capabilities) {
       syscallArgs = `cap=${e.flags}`;
     }
@@ -349,7 +359,7 @@ export class BpfLsmPlane implements DataPlane {
       uid: e.uid,
       processName: e.exe,
       parentProcessName: e.parentExe,
-      resource: e.resource,
+      resource,
       syscall,
       syscallArgs,
       cgroup: readCgroup(e.pid),

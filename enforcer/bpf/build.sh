@@ -11,7 +11,7 @@ out=${1:-$here/../../dist/native/bpf}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 loader="$out/rtctl-bpf-loader"
-sources="$here/rtctl-lsm.bpf.c $here/rtctl-maps.h $here/loader/rtctl-bpf-loader.c $here/loader/json-out.h $layout/rule-table-layout.h $0"
+sources="$here/rtctl-lsm.bpf.c $here/rtctl-maps.h $here/rtctl-addr-maps.h $here/loader/rtctl-bpf-loader.c $here/loader/json-out.h $layout/rule-table-layout.h $0"
 if [ -x "$loader" ]; then
   stale=0
   for f in $sources; do [ "$f" -nt "$loader" ] && stale=1; done

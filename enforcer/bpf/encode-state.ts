@@ -12,6 +12,7 @@ import {
 import type { RuleTableRecords } from '../../compiler/rule-table/rule-table-records.js';
 import { getPosture, Posture } from '../../compiler/model/posture.js';
 import type { Postures } from '../data-plane.js';
+import { encodeAddressEntries } from './encode-addresses.js';
 import { buildGlobAutomaton } from './glob-automaton.js';
 import {
   FLAG_SOURCES,
@@ -212,7 +213,9 @@ function encodeWith(
       if (!selected.has(record.policy) || sources.length === 0) return;
       hasSources = true;
       const cls = record.cls & 3;
-      if (record.action === ACTION_CODES[Action.Allow]) lpSources[cls as 0 | 1 | 2 | 3].push(...sources);
+      // Allow address rules put only connects and sends in least-permissive mode (rt_addr_wl).
+      if (record.action === ACTION_CODES[Action.Allow] && record.matcher !== MatcherCode.address)
+        lpSources[cls as 0 | 1 | 2 | 3].push(...sources);
     });
     const block = (p: Posture): boolean => p === Posture.Block;
     entries.push([
@@ -241,6 +244,7 @@ function encodeWith(
       toWireHex(encodeWorkloadName(w.name)),
     ]);
   });
+  entries.push(...encodeAddressEntries(table, slot, ruleSources, workloads, limit));
   return { entries, ruleCount, rules };
 }
 

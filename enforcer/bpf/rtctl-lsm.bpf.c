@@ -8,7 +8,9 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_endian.h>
 #include "rtctl-maps.h"
+#include "rtctl-addr-maps.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -791,6 +793,190 @@ int BPF_PROG(rt_socket_create, int family, int type, int protocol, int kern, int
 	return decide_socket(family, type, protocol);
 }
 
+/* ---- address rules (network.matchAddresses; rtctl-addr-maps.h, docs/bpf-lsm.md "Address rules") ---- */
+
+#define MSG_FASTOPEN 0x20000000
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, RT_MAX_ADDR_BLOCKS * 2);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct rt_addr_key);
+	__type(value, struct rt_addr_val);
+} rt_addr SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RT_MAX_WORKLOADS * 2);
+	__type(key, __u32);
+	__type(value, struct rt_addr_wl);
+} rt_addr_wl SEC(".maps");
+
+/* Per-CPU working memory of one address decision: the destination and the list of its longest block. */
+struct addr_scratch {
+	struct rt_addr_key key;
+	struct rt_addr_val val;
+	__u16 port;
+	__u8 name; /* RT_NET_* of the socket */
+	__u8 pad;
+	__u32 pad2;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct addr_scratch);
+} rt_addr_scratch SEC(".maps");
+
+/* Reads an AF_INET or AF_INET6 destination into a->key (an IPv4-mapped IPv6 address as its IPv4 address)
+ * and a->port; returns 0 when the address is of another family or too short (no address rule applies). */
+static __always_inline int read_destination(struct addr_scratch *a, void *address, int len, __u8 name)
+{
+	__u16 fam = 0;
+	if (!address || bpf_probe_read_kernel(&fam, sizeof(fam), address))
+		return 0;
+	__builtin_memset(&a->key, 0, sizeof(a->key));
+	a->key.prefixlen = RT_ADDR_KEY_BITS + 128;
+	__u16 port = 0;
+	if (fam == AF_INET && len >= (int)sizeof(struct sockaddr_in)) {
+		struct sockaddr_in sin = {};
+		if (bpf_probe_read_kernel(&sin, sizeof(sin), address))
+			return 0;
+		a->key.family = 4;
+		__builtin_memcpy(a->key.addr, &sin.sin_addr.s_addr, 4);
+		port = sin.sin_port;
+	} else if (fam == AF_INET6 && len >= (int)sizeof(struct sockaddr_in6)) {
+		struct sockaddr_in6 sin6 = {};
+		if (bpf_probe_read_kernel(&sin6, sizeof(sin6), address))
+			return 0;
+		__u32 w[4];
+		__builtin_memcpy(w, &sin6.sin6_addr, 16);
+		if (w[0] == 0 && w[1] == 0 && w[2] == bpf_htonl(0xffff)) {
+			a->key.family = 4;
+			__builtin_memcpy(a->key.addr, &w[3], 4);
+		} else {
+			a->key.family = 6;
+			__builtin_memcpy(a->key.addr, w, 16);
+		}
+		port = sin6.sin6_port;
+	} else {
+		return 0;
+	}
+	/* Ports belong to tcp and udp; icmp and raw sockets have none (0, as the oracle is asked). */
+	a->port = name == RT_NET_TCP || name == RT_NET_UDP ? bpf_ntohs(port) : 0;
+	a->name = name;
+	return 1;
+}
+
+/* bpf_loop callback: address rule i of the destination's list; stops at the first that decides. */
+static long walk_address(__u32 i, void *ctx)
+{
+	struct scratch *s = get_scratch();
+	struct addr_scratch *a = bpf_map_lookup_elem(&rt_addr_scratch, &zero);
+	if (!s || !a)
+		return 1;
+	if (i >= a->val.count || i >= RT_MAX_ADDR_REFS)
+		return 1;
+	__u32 at = i;
+	asm volatile("%[v] &= 63" : [v] "+r"(at)); /* RT_MAX_ADDR_REFS - 1, kept for the verifier */
+	struct rt_addr_ref *ref = &a->val.refs[at];
+	__u32 r = ref->rule;
+	if (r >= s->best)
+		return 1; /* ascending: no later rule beats the best one */
+	if (ref->proto && ref->proto != a->name)
+		return 0;
+	if (ref->nports) {
+		int hit = 0;
+		for (int k = 0; k < RT_MAX_ADDR_PORTS; k++)
+			if (k < ref->nports && ref->ports[k] == a->port)
+				hit = 1;
+		if (!hit)
+			return 0;
+	}
+	eval_rule(s, r, RT_NODE_ADDRESS, 0);
+	return s->best == r;
+}
+
+/* A hex digit, computed (a constant digit table would share .rodata offsets the kernel's BTF check refuses). */
+static __always_inline char hexdigit(__u32 v)
+{
+	v &= 15;
+	return v < 10 ? '0' + v : 'a' + (v - 10);
+}
+
+/* The event resource of a connect or send (RT_ADDR_RESOURCE_LEN in rtctl-addr-maps.h). */
+static __always_inline void put_destination(struct scratch *s, struct addr_scratch *a)
+{
+	char name[4] = { s->res[0], s->res[1], s->res[2], s->res[3] };
+	__builtin_memset(s->res, 0, 48);
+	s->res[0] = '@';
+	s->res[1] = a->key.family == 6 ? '6' : '4';
+	for (int i = 0; i < 16; i++) {
+		s->res[2 + 2 * i] = hexdigit(a->key.addr[i] >> 4);
+		s->res[3 + 2 * i] = hexdigit(a->key.addr[i]);
+	}
+	for (int i = 0; i < 4; i++)
+		s->res[34 + i] = hexdigit(a->port >> (12 - 4 * i));
+	for (int i = 0; i < 4; i++)
+		s->res[RT_ADDR_RESOURCE_LEN + i] = name[i];
+	s->res_len = strlen_path(s->res);
+}
+
+static __always_inline __u8 net_code(const char *name)
+{
+	switch (name[0]) {
+	case 't':
+		return RT_NET_TCP;
+	case 'u':
+		return RT_NET_UDP;
+	case 'i':
+		return RT_NET_ICMP;
+	default:
+		return RT_NET_RAW;
+	}
+}
+
+/* A connect or send to `address`: address rules first (all more specific than protocol rules), then the
+ * protocol rules; Allow address rules put connects and sends (never socket creation) in least-permissive
+ * mode. Without an inet address it is decided by protocol as before. */
+static __always_inline int decide_destination(int family, int type, int protocol, void *address, int len)
+{
+	struct scratch *s = begin(RT_CLASS_NETWORK);
+	if (!s)
+		return 0;
+	s->res_len = protocol_name(s->res, family, type, protocol);
+	if (!s->res_len)
+		return 0;
+	struct addr_scratch *a = bpf_map_lookup_elem(&rt_addr_scratch, &zero);
+	int have = a && read_destination(a, address, len, net_code(s->res));
+	struct task_struct *t = bpf_get_current_task_btf();
+	s->actor_len = exe_path(s, t, s->actor, 1);
+	find_rule(s, s->res, 0);
+	if (have && a) {
+		a->key.slot = s->slot;
+		struct rt_addr_val *v = bpf_map_lookup_elem(&rt_addr, &a->key);
+		if (v && !bpf_probe_read_kernel(&a->val, sizeof(a->val), v))
+			bpf_loop(RT_MAX_ADDR_REFS, walk_address, NULL, 0);
+		if (s->best == RT_NONE && !((s->wl.lp_unscoped >> RT_CLASS_NETWORK) & 1)) {
+			/* Least-permissive through Allow address rules: conclude() reads the class bit of this
+			 * decision's copy of the workload. */
+			int lp = (s->wl.lp_unscoped & RT_ALLOW_ADDRESS_BIT) != 0;
+			__u32 idx = s->slot * RT_MAX_WORKLOADS + (s->wl.wid & (RT_MAX_WORKLOADS - 1));
+			struct rt_addr_wl *aw = bpf_map_lookup_elem(&rt_addr_wl, &idx);
+			if (!lp && aw) {
+				__u64 any = 0;
+				for (int k = 0; k < RT_SRC_WORDS; k++)
+					any |= aw->lp_sources[k] & s->abits[k];
+				lp = any != 0;
+			}
+			if (lp)
+				s->wl.lp_unscoped |= 1 << RT_CLASS_NETWORK;
+		}
+		put_destination(s, a);
+	}
+	return conclude(s, family, type, protocol, 1, 1);
+}
+
 SEC("lsm/socket_connect")
 int BPF_PROG(rt_socket_connect, struct socket *sock, struct sockaddr *address, int addrlen, int ret)
 {
@@ -799,7 +985,29 @@ int BPF_PROG(rt_socket_connect, struct socket *sock, struct sockaddr *address, i
 	struct sock *sk = sock->sk;
 	if (!sk)
 		return 0;
-	return decide_socket(sk->__sk_common.skc_family, sock->type, sk->sk_protocol);
+	return decide_destination(sk->__sk_common.skc_family, sock->type, sk->sk_protocol, address, addrlen);
+}
+
+/* Sends that name a destination: datagram, ping and raw sockets, and a TCP Fast Open connect (a stream
+ * socket ignores the address otherwise; its destination was decided at connect). Every other send leaves
+ * after one load. */
+SEC("lsm/socket_sendmsg")
+int BPF_PROG(rt_socket_sendmsg, struct socket *sock, struct msghdr *msg, int size, int ret)
+{
+	if (ret)
+		return ret;
+	void *name = msg->msg_name;
+	if (!name)
+		return 0;
+	struct sock *sk = sock->sk;
+	if (!sk)
+		return 0;
+	int family = sk->__sk_common.skc_family;
+	if (family != AF_INET && family != AF_INET6)
+		return 0;
+	if ((sock->type & 0xf) == SOCK_STREAM && !(msg->msg_flags & MSG_FASTOPEN))
+		return 0;
+	return decide_destination(family, sock->type, sk->sk_protocol, name, msg->msg_namelen);
 }
 
 /* Capability names without the cap_ prefix, by number (include/uapi/linux/capability.h). */

@@ -5,10 +5,13 @@ const SYSCALLS: Readonly<Record<number, string>> = {
   2: 'SYS_OPEN',
   41: 'SYS_SOCKET',
   42: 'SYS_CONNECT',
+  44: 'SYS_SENDTO',
+  46: 'SYS_SENDMSG',
   59: 'SYS_EXECVE',
   85: 'SYS_CREAT',
   257: 'SYS_OPENAT',
   322: 'SYS_EXECVEAT',
+  307: 'SYS_SENDMMSG',
   437: 'SYS_OPENAT2',
 };
 

@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 #include "json-out.h"
 #include "rtctl-maps.h"
+#include "rtctl-addr-maps.h"
 #include "rtctl-lsm.skel.h"
 
 #define MAX_LINE (64 << 20)
@@ -26,11 +27,12 @@ static const char *pin_dir = "/sys/fs/bpf/rtctl";
 static const char *const map_names[] = {
 	"rt_config", "rt_index", "rt_rules", "rt_patterns", "rt_sources",
 	"rt_workloads", "rt_wnames", "rt_events", "rt_counters", "rt_exe_cache",
-	"rt_dcache", "rt_epoch",
+	"rt_dcache", "rt_epoch", "rt_addr", "rt_addr_wl",
 };
 #define NMAPS (sizeof(map_names) / sizeof(map_names[0]))
 static const char *const prog_names[] = {
 	"rt_bprm_check", "rt_file_open", "rt_socket_create", "rt_socket_connect", "rt_capable",
+	"rt_socket_sendmsg",
 };
 #define NPROGS (sizeof(prog_names) / sizeof(prog_names[0]))
 
@@ -127,7 +129,7 @@ static int do_open(char *err, size_t errn)
 			skel->maps.rt_config, skel->maps.rt_index, skel->maps.rt_rules, skel->maps.rt_patterns,
 			skel->maps.rt_sources, skel->maps.rt_workloads, skel->maps.rt_wnames, skel->maps.rt_events,
 			skel->maps.rt_counters, skel->maps.rt_exe_cache,
-			skel->maps.rt_dcache, skel->maps.rt_epoch,
+			skel->maps.rt_dcache, skel->maps.rt_epoch, skel->maps.rt_addr, skel->maps.rt_addr_wl,
 		};
 		for (size_t i = 0; i < NMAPS; i++) {
 			map_fds[i] = bpf_map__fd(maps[i]);
@@ -144,6 +146,7 @@ static int do_open(char *err, size_t errn)
 		struct bpf_program *progs[NPROGS] = {
 			skel->progs.rt_bprm_check, skel->progs.rt_file_open, skel->progs.rt_socket_create,
 			skel->progs.rt_socket_connect, skel->progs.rt_capable,
+			skel->progs.rt_socket_sendmsg,
 		};
 		for (size_t i = 0; i < NPROGS; i++) {
 			links[i] = bpf_program__attach_lsm(progs[i]);
@@ -351,6 +354,33 @@ static int clear_slot(int mi, uint32_t slot)
 	return 0;
 }
 
+/* Deletes every block of a slot from the address trie (rt_addr: the slot follows the prefix length). */
+static int clear_addr_slot(int fd, uint32_t slot)
+{
+	struct rt_addr_key key, next;
+	size_t cap = 256, n = 0;
+	struct rt_addr_key *doomed = malloc(cap * sizeof(*doomed));
+	int first = 1;
+	while (doomed && bpf_map_get_next_key(fd, first ? NULL : &key, &next) == 0) {
+		first = 0;
+		key = next;
+		if (key.slot != slot)
+			continue;
+		if (n == cap) {
+			struct rt_addr_key *g = realloc(doomed, 2 * cap * sizeof(*doomed));
+			if (!g)
+				break;
+			doomed = g;
+			cap *= 2;
+		}
+		doomed[n++] = key;
+	}
+	for (size_t i = 0; doomed && i < n; i++)
+		bpf_map_delete_elem(fd, &doomed[i]);
+	free(doomed);
+	return 0;
+}
+
 /* Zeroes `count` consecutive entries of an array map from `start`: one batch system call where the
  * kernel has them (5.6+), else one update per entry. */
 static void zero_range(int mi, uint32_t start, uint32_t count)
@@ -460,6 +490,7 @@ static void do_apply(const struct jval *req)
 	clear_slot(map_index("rt_index"), slot);
 	clear_slot(map_index("rt_sources"), slot);
 	clear_slot(map_index("rt_workloads"), slot);
+	clear_addr_slot(map_fds[map_index("rt_addr")], slot);
 	/* rt_rules: only the entries the last apply there used (all of them when unknown). */
 	zero_range(map_index("rt_rules"), slot * RT_MAX_RULES, rules_written[slot]);
 	rules_written[slot] = RT_MAX_RULES;

@@ -193,7 +193,8 @@ describe('enforcement table', () => {
     // The fanotify target includes the cgroup network plane (enforcer/network/).
     for (const form of ['network.matchProtocols.tcp', 'network.matchProtocols.raw', 'network.matchAddresses'])
       assert.equal(level(form, EnforcementTarget.Fanotify), EnforcementLevel.Enforced, form);
-    assert.equal(level('network.matchAddresses', EnforcementTarget.BpfLsm), NE);
+    // BPF-LSM reads the destination in its socket_connect and socket_sendmsg hooks (docs/bpf-lsm.md).
+    assert.equal(level('network.matchAddresses', EnforcementTarget.BpfLsm), EnforcementLevel.Enforced);
     // System call rules are audited on the fanotify plane (enforcer/syscalls/), never denied; on BPF-LSM a
     // Block on a call an LSM hook covers is denied (a path rule only for absolute paths: audited only), other
     // calls audited; filelessExec is enforced on both (the process is killed at sched_process_exec); the other
