@@ -14,9 +14,12 @@ export function checkEnforcement(kind: PolicyKind, object: unknown, context: Che
   // The lowering stage takes this over (lowerPolicyOnce) instead of walking the document again.
   const policy = lowerPolicyForChecks(doc, { withoutPositions: context.withoutPositions === true });
   // An unknown preset already has its warning (RT3013).
-  const presets = policy.presets.filter((p) => (KNOWN_PRESETS as readonly string[]).includes(p.name));
+  const isKnown = (p: { name: string }): boolean => (KNOWN_PRESETS as readonly string[]).includes(p.name);
+  const checked = policy.presets.every(isKnown)
+    ? policy
+    : { ...policy, presets: policy.presets.filter(isKnown) };
   return findEnforcementGaps(
-    { ...policy, presets },
+    checked,
     context.requireEnforced === undefined ? {} : { requireEnforced: context.requireEnforced },
   );
 }
