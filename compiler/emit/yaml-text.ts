@@ -2,7 +2,8 @@
 // the order built, two-space indentation, no anchors, no folding. Strings are plain only when every YAML 1.1
 // and 1.2 reader takes them as the same string; otherwise they are double-quoted with JSON escapes (a subset
 // of YAML's), so user text (newlines, quotes, `: `, `#`, unicode) can never change the document's structure.
-// Emission is on the hot path of `rtctl compile`: this is several times faster than a general dumper.
+// Emission is on the hot path of `rtctl compile`: this is several times faster than a general dumper (one string
+// built as it goes, key texts cached).
 
 type Value = unknown;
 
@@ -30,6 +31,23 @@ export function yamlString(s: string): string {
   return JSON.stringify(s);
 }
 
+/**
+ * The text of mapping keys, by key. Manifests repeat a few hundred key names thousands of times; the cache is
+ * bounded so that odd input costs time, not memory.
+ */
+const keyTexts = new Map<string, string>();
+const MAX_KEY_TEXTS = 4096;
+
+function keyText(k: string): string {
+  let text = keyTexts.get(k);
+  if (text === undefined) {
+    text = yamlString(k);
+    if (keyTexts.size >= MAX_KEY_TEXTS) keyTexts.clear();
+    keyTexts.set(k, text);
+  }
+  return text;
+}
+
 function scalar(v: Value): string {
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'string') return yamlString(v);
@@ -48,47 +66,56 @@ function isCollection(v: Value): v is Record<string, Value> | Value[] {
 }
 
 function isEmpty(v: Record<string, Value> | Value[]): boolean {
-  return Array.isArray(v) ? v.length === 0 : Object.keys(v).length === 0;
+  if (Array.isArray(v)) return v.length === 0;
+  for (const k in v) if (Object.hasOwn(v, k)) return false;
+  return true;
 }
 
-function write(out: string[], v: Value, indent: string): void {
+/**
+ * The lines of a non-empty collection, each ending in a newline. Every line starts with `indent`, except the
+ * first, which starts with `lead` (as long as `indent`): a collection that is a list item begins on the line
+ * of its `- `. One string, built as it goes.
+ */
+function write(v: Record<string, Value> | Value[], indent: string, lead: string): string {
+  let out = '';
+  let prefix = lead;
   if (Array.isArray(v)) {
+    const inner = `${indent}  `;
     for (const item of v) {
       if (isCollection(item) && !isEmpty(item)) {
-        // The first line of a collection item sits after "- ".
-        const inner: string[] = [];
-        write(inner, item, `${indent}  `);
-        const first = inner[0] ?? '';
-        out.push(`${indent}- ${first.slice(indent.length + 2)}`);
-        for (let i = 1; i < inner.length; i++) out.push(inner[i] ?? '');
-      } else {
-        out.push(`${indent}- ${isCollection(item) ? (Array.isArray(item) ? '[]' : '{}') : scalar(item)}`);
-      }
+        // A mapping whose values are all undefined has no lines: its item is written bare, as `- `.
+        const text = write(item, inner, `${prefix}- `);
+        out += text === '' ? `${prefix}- \n` : text;
+      } else out += `${prefix}- ${isCollection(item) ? (Array.isArray(item) ? '[]' : '{}') : scalar(item)}\n`;
+      prefix = indent;
     }
-    return;
+    return out;
   }
-  for (const [k, child] of Object.entries(v as Record<string, Value>)) {
+  for (const k in v) {
+    if (!Object.hasOwn(v, k)) continue;
+    const child = v[k];
     if (child === undefined) continue;
-    const key = yamlString(k);
+    const key = keyText(k);
     if (isCollection(child)) {
-      if (isEmpty(child)) out.push(`${indent}${key}: ${Array.isArray(child) ? '[]' : '{}'}`);
+      if (isEmpty(child)) out += `${prefix}${key}: ${Array.isArray(child) ? '[]' : '{}'}\n`;
       else {
-        out.push(`${indent}${key}:`);
-        write(out, child, Array.isArray(child) ? `${indent}  ` : `${indent}  `);
+        const inner = `${indent}  `;
+        out += `${prefix}${key}:\n${write(child, inner, inner)}`;
       }
     } else {
-      out.push(`${indent}${key}: ${scalar(child)}`);
+      out += `${prefix}${key}: ${scalar(child)}\n`;
     }
+    prefix = indent;
   }
+  return out;
 }
 
 /** Serializes one value as a YAML document (no leading `---`), ending with a newline. */
 export function toYaml(value: Value): string {
   if (!isCollection(value)) return `${scalar(value)}\n`;
   if (isEmpty(value)) return Array.isArray(value) ? '[]\n' : '{}\n';
-  const out: string[] = [];
-  write(out, value, '');
-  return `${out.join('\n')}\n`;
+  const text = write(value, '', '');
+  return text === '' ? '\n' : text;
 }
 
 /** Serializes several values as a multi-document YAML stream. */
