@@ -1,6 +1,7 @@
 // RT3006: a fromSource executable that the same workloads are blocked from running can never act, so the rule
 // that names it can never match. Blocking exec rules are indexed by path, base name and directory, so each
-// source is checked against only the rules that could block it (O(path depth) lookups, not a scan).
+// source is checked against only the rules that could block it (O(path depth) lookups, not a scan), and the
+// first that does is taken without listing the others.
 import { Code } from '../../diagnostics/codes/code.js';
 import type { PolicyIR, Rule } from '../../ir/rule-set.js';
 import { describeLocation } from './cross-rule.js';
@@ -18,23 +19,32 @@ function push(map: Map<string, Blocker[]>, key: string, b: Blocker): void {
   else list.push(b);
 }
 
-/** Blocking exec rules that match `path`, by exact path, base name, or containing directory. */
-function candidates(
+const NONE: readonly Blocker[] = [];
+
+/**
+ * The first blocking exec rule that matches `path` and that `accept` takes: by exact path, then base name, then
+ * containing directory from the deepest up. Nothing is allocated unless a directory rule exists.
+ */
+function findBlocker(
   path: string,
   byPath: Map<string, Blocker[]>,
   byName: Map<string, Blocker[]>,
   byDir: Map<string, Blocker[]>,
-): Blocker[] {
-  const out = [...(byPath.get(path) ?? []), ...(byName.get(path.slice(path.lastIndexOf('/') + 1)) ?? [])];
-  for (let i = path.lastIndexOf('/'); i >= 0; i = path.lastIndexOf('/', i - 1)) {
+  accept: (b: Blocker) => boolean,
+): Blocker | undefined {
+  for (const b of byPath.get(path) ?? NONE) if (accept(b)) return b;
+  const last = path.lastIndexOf('/');
+  if (byName.size > 0) for (const b of byName.get(path.slice(last + 1)) ?? NONE) if (accept(b)) return b;
+  if (byDir.size === 0) return undefined;
+  for (let i = last; i >= 0; i = path.lastIndexOf('/', i - 1)) {
     const dir = path.slice(0, i + 1);
-    const direct = dir.length === path.lastIndexOf('/') + 1;
-    for (const b of byDir.get(dir) ?? []) {
-      if (b.rule.matcher.kind === 'directory' && (direct || b.rule.matcher.recursive)) out.push(b);
+    const direct = dir.length === last + 1;
+    for (const b of byDir.get(dir) ?? NONE) {
+      if (b.rule.matcher.kind === 'directory' && (direct || b.rule.matcher.recursive) && accept(b)) return b;
     }
     if (i === 0) break;
   }
-  return out;
+  return undefined;
 }
 
 export const checkUnreachableSources: CrossRule = (policies) => {
@@ -55,11 +65,12 @@ export const checkUnreachableSources: CrossRule = (policies) => {
   const out: CrossFinding[] = [];
   for (const p of policies) {
     for (const r of p.policy.rules) {
+      if (r.fromSource.length === 0) continue;
+      const accept = (x: Blocker): boolean =>
+        x.rule !== r && targetsOverlap(x.policy.target, p.policy.target);
       r.fromSource.forEach((s, i) => {
         if (s.kind !== 'path') return;
-        const b = candidates(s.path, byPath, byName, byDir).find(
-          (x) => x.rule !== r && targetsOverlap(x.policy.target, p.policy.target),
-        );
+        const b = findBlocker(s.path, byPath, byName, byDir, accept);
         if (b === undefined) return;
         out.push({
           file: p.file,
