@@ -155,25 +155,39 @@ export function lowerSource(s: RawSource): SourceMatcher | undefined {
 }
 
 function lowerSources(list: readonly RawSource[] | null | undefined): SourceMatcher[] {
-  return (list ?? []).map(lowerSource).filter((s): s is SourceMatcher => s !== undefined);
+  const out: SourceMatcher[] = [];
+  if (list === null || list === undefined) return out;
+  for (const s of list) {
+    const source = lowerSource(s);
+    if (source !== undefined) out.push(source);
+  }
+  return out;
 }
 
 /** The action a rule resolves to through its section and spec, or undefined when none says one. */
-export function resolveAction(...levels: Array<Inherited | undefined>): Action | undefined {
-  for (const l of levels) if (l?.action !== undefined) return l.action as Action;
-  return undefined;
+export function resolveAction(
+  rule: Inherited | undefined,
+  section?: Inherited,
+  spec?: Inherited,
+): Action | undefined {
+  if (rule?.action !== undefined) return rule.action as Action;
+  if (section?.action !== undefined) return section.action as Action;
+  return spec?.action as Action | undefined;
 }
 
-function resolveInherited(levels: Array<Inherited | undefined>) {
-  let severity: number | undefined;
-  let tags: readonly string[] | undefined;
-  let message: string | undefined;
-  for (const l of levels) {
-    severity ??= l?.severity;
-    tags ??= l?.tags;
-    message ??= l?.message;
-  }
-  return { severity: severity ?? DEFAULT_SEVERITY, tags: [...(tags ?? [])], message: message ?? '' };
+/** What a rule inherits (the first level that says it: rule, then section, then spec), as a rule carries it. */
+interface Resolved {
+  severity: number;
+  tags: string[];
+  message: string;
+}
+
+function resolveInherited(rule: Inherited | undefined, section?: Inherited, spec?: Inherited): Resolved {
+  return {
+    severity: rule?.severity ?? section?.severity ?? spec?.severity ?? DEFAULT_SEVERITY,
+    tags: [...(rule?.tags ?? section?.tags ?? spec?.tags ?? [])],
+    message: rule?.message ?? section?.message ?? spec?.message ?? '',
+  };
 }
 
 function labelExpressions(raw: unknown): LabelExpression[] {
@@ -303,7 +317,7 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
         readOnly: r.readOnly === true,
         ownerOnly: r.ownerOnly === true,
         action,
-        ...resolveInherited([r, section, spec]),
+        ...resolveInherited(r, section, spec),
         allowedArgs: [...(r.allowedArgs ?? [])],
         // `pts` makes a terminal rule whatever its value: `pts: false` too applies only to processes with a
         // terminal, as the reference reads it (RT3025 warns; docs/semantics.md).
@@ -323,7 +337,7 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
         recursive: r.recursive === true,
         fromSource: lowerSources(r.fromSource),
         action,
-        ...resolveInherited([r, syscalls, spec]),
+        ...resolveInherited(r, syscalls, spec),
         location: at(`/spec/syscalls/${list}/${i}`),
       };
       if (r.path !== undefined) rule.path = r.path;
@@ -337,7 +351,7 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
       presets.push({
         name: p.name,
         action,
-        ...resolveInherited([spec]),
+        ...resolveInherited(spec),
         location: at(`/spec/presets/${i}`),
       });
   });
