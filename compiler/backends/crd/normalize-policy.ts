@@ -30,6 +30,13 @@ function propertyNames(props: Record<string, SchemaNode>): readonly string[] {
   return names;
 }
 
+/** The number of own enumerable keys of an object, without listing them. */
+function countKeys(value: { [k: string]: Json }): number {
+  let n = 0;
+  for (const k in value) if (Object.hasOwn(value, k)) n++;
+  return n;
+}
+
 function order(value: Json, schema: SchemaNode | undefined, isRule: boolean): Json {
   if (Array.isArray(value)) {
     return value.map((v) => order(v, schema?.items, schema?.items?.properties !== undefined && isRule));
@@ -41,12 +48,17 @@ function order(value: Json, schema: SchemaNode | undefined, isRule: boolean): Js
     for (const k of Object.keys(value).sort()) out[k] = order(value[k] ?? null, undefined, false);
     return out;
   }
+  let known = 0;
   for (const k of propertyNames(props)) {
-    if (k in value) out[k] = order(value[k] ?? null, props[k], k.startsWith('match'));
-    else if (isRule && (EXPLICIT_FALSE as readonly string[]).includes(k)) out[k] = false;
+    if (k in value) {
+      out[k] = order(value[k] ?? null, props[k], k.startsWith('match'));
+      if (Object.hasOwn(value, k)) known++;
+    } else if (isRule && (EXPLICIT_FALSE as readonly string[]).includes(k)) out[k] = false;
   }
-  for (const k of Object.keys(value).sort())
-    if (!(k in out)) out[k] = order(value[k] ?? null, undefined, false);
+  // Keys the schema does not name (none in a schema-valid policy but for free-form maps) follow, sorted.
+  if (known < countKeys(value))
+    for (const k of Object.keys(value).sort())
+      if (!(k in out)) out[k] = order(value[k] ?? null, undefined, false);
   return out;
 }
 
