@@ -1,7 +1,8 @@
 // Schema validation with ajv. Two compiled validators per kind: a fast one that stops at the first error
-// (the common, clean case), and an exhaustive one run only on documents that failed, whose errors are
-// translated into findings with stable codes and messages that name the field, the value and the expectation.
-// The exhaustive pass runs on a bounded copy (clip-for-report.ts), so its cost does not grow with the document.
+// (the common, clean case), and an exhaustive one run only on documents that failed (compiled only when one
+// does: a clean lint never pays for it), whose errors are translated into findings with stable codes and
+// messages that name the field, the value and the expectation. The exhaustive pass runs on a bounded copy
+// (clip-for-report.ts), so its cost does not grow with the document.
 import { Code } from '../diagnostics/codes/code.js';
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
@@ -11,36 +12,41 @@ import { PolicyKind } from '../ir/rule-set.js';
 import { clipForReport } from './clip-for-report.js';
 import { RUNTIME_HOST_POLICY_SCHEMA, RUNTIME_POLICY_SCHEMA } from './policy-schema.js';
 
-interface Validators {
-  fast: ValidateFunction;
-  full: ValidateFunction;
-}
+/** A kind's validators: the fast one compiled on first use, the exhaustive one on the first failing document. */
+class Validators {
+  private fastValidator: ValidateFunction | undefined;
+  private fullValidator: ValidateFunction | undefined;
 
-function createValidators(schema: object): Validators {
-  const options = { strict: true, strictRequired: false, formats: { int32: true } } as const;
-  return {
+  constructor(private readonly schema: object) {}
+
+  get fast(): ValidateFunction {
     // verbose: the first error is translated when the bounded exhaustive pass finds none.
-    fast: new Ajv({ ...options, allErrors: false, verbose: true }).compile(schema),
-    full: new Ajv({ ...options, allErrors: true, verbose: true }).compile(schema),
-  };
+    this.fastValidator ??= new Ajv({ ...AJV_OPTIONS, allErrors: false, verbose: true }).compile(this.schema);
+    return this.fastValidator;
+  }
+
+  get full(): ValidateFunction {
+    this.fullValidator ??= new Ajv({ ...AJV_OPTIONS, allErrors: true, verbose: true }).compile(this.schema);
+    return this.fullValidator;
+  }
 }
 
-let cache: Record<PolicyKind, Validators> | undefined;
-function validators(kind: PolicyKind): Validators {
-  cache ??= {
-    RuntimePolicy: createValidators(RUNTIME_POLICY_SCHEMA),
-    RuntimeHostPolicy: createValidators(RUNTIME_HOST_POLICY_SCHEMA),
-  };
-  return cache[kind];
-}
+const AJV_OPTIONS = { strict: true, strictRequired: false, formats: { int32: true } } as const;
+
+const VALIDATORS: Record<PolicyKind, Validators> = {
+  RuntimePolicy: new Validators(RUNTIME_POLICY_SCHEMA),
+  RuntimeHostPolicy: new Validators(RUNTIME_HOST_POLICY_SCHEMA),
+};
 
 /** Validates a policy object of the given kind against its schema; returns [] when valid. */
 export function validatePolicySchema(kind: PolicyKind, object: unknown): Finding[] {
-  const v = validators(kind);
-  if (v.fast(object)) return [];
-  const first = v.fast.errors?.[0];
-  v.full(clipForReport(object).value);
-  const findings = (v.full.errors ?? []).flatMap((e) => translateError(kind, e));
+  const v = VALIDATORS[kind];
+  const fast = v.fast;
+  if (fast(object)) return [];
+  const first = fast.errors?.[0];
+  const full = v.full;
+  full(clipForReport(object).value);
+  const findings = (full.errors ?? []).flatMap((e) => translateError(kind, e));
   if (findings.length === 0 && first !== undefined) findings.push(...translateError(kind, first));
   return dedupe(findings);
 }
