@@ -334,10 +334,9 @@ class EventIndex {
 /** Splits an RFC 6901 pointer into unescaped segments. */
 export function splitPointer(pointer: string): string[] {
   if (pointer === '') return [];
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = pointer.slice(1).split('/');
+  if (!pointer.includes('~')) return segments;
+  return segments.map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 // ---------------------------------------------------------------------------------------------- slow path
