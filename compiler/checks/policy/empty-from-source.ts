@@ -8,10 +8,12 @@ import type { DocumentRule } from './document-rules.js';
 /** Warns about every rule of any list whose `fromSource` is null or an empty list. */
 export const checkEmptyFromSource: DocumentRule = (p) => {
   const out: Finding[] = [];
-  for (const [sectionName, section] of Object.entries(p.spec)) {
-    if (!isRecord(section)) continue;
-    for (const [listName, list] of Object.entries(section)) {
-      if (!Array.isArray(list)) continue;
+  for (const sectionName in p.spec) {
+    const section = p.spec[sectionName];
+    if (!Object.hasOwn(p.spec, sectionName) || !isRecord(section)) continue;
+    for (const listName in section) {
+      const list = section[listName];
+      if (!Object.hasOwn(section, listName) || !Array.isArray(list)) continue;
       list.forEach((rule: unknown, i) => {
         if (!isRecord(rule) || !('fromSource' in rule)) return;
         const s = rule['fromSource'];
