@@ -1,9 +1,11 @@
 // bench/compile/stages: where the time of `rtctl compile` goes, stage by stage, on the corpus of main.ts. Each
 // stage runs over the whole corpus on the output of the one before (held in memory), so each figure includes
 // the garbage collection its own allocations cause. The js-yaml baseline of main.ts runs in the same rounds,
-// so the stages can be read as fractions of it. Not part of `npm run bench` (it reaches into the stages);
-// run with `node --expose-gc --import tsx bench/compile/stages.ts`. Prints JSON (medians, milliseconds).
-import { createHash } from 'node:crypto';
+// so the stages can be read as fractions of it. Wall and CPU time (every thread: the garbage collector's
+// helpers too) are reported; CPU time varies less with the load of a shared machine. Not part of `npm run
+// bench` (it reaches into the stages): run `node --expose-gc --import tsx bench/compile/stages.ts`. Prints
+// JSON (medians, milliseconds).
+import { hash } from 'node:crypto';
 import * as jsyaml from 'js-yaml';
 import { crdBackend } from '../../compiler/backends/crd/crd-backend.js';
 import { compareDiagnostics } from '../../compiler/diagnostics/diagnostic.js';
@@ -16,7 +18,7 @@ import { lowerDocuments } from '../../compiler/front-end/lower-documents.js';
 import { parseText, type ParsedInput } from '../../compiler/front-end/parse-text.js';
 import { parseYaml } from '../../compiler/parse/parse-yaml.js';
 import { generateCorpus } from './generate-corpus.js';
-import { median, time } from '../support/measure.js';
+import { median } from '../support/measure.js';
 
 const COUNT = Number(process.env['BENCH_POLICIES'] ?? 10000);
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 5);
@@ -26,17 +28,20 @@ function settle(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
-const samples = new Map<string, number[]>();
+/** Wall and CPU milliseconds of each stage, by name, one sample per round. */
+const samples = new Map<string, { wall: number[]; cpu: number[] }>();
 function stage<T>(name: string, fn: () => T): T {
   settle();
-  let out: T | undefined;
-  const ms = time(() => {
-    out = fn();
-  });
-  const list = samples.get(name) ?? [];
-  list.push(ms);
-  samples.set(name, list);
-  return out as T;
+  const cpuBefore = process.cpuUsage();
+  const t = process.hrtime.bigint();
+  const out = fn();
+  const wall = Number(process.hrtime.bigint() - t) / 1e6;
+  const used = process.cpuUsage(cpuBefore);
+  const s = samples.get(name) ?? { wall: [], cpu: [] };
+  s.wall.push(wall);
+  s.cpu.push((used.user + used.system) / 1000);
+  samples.set(name, s);
+  return out;
 }
 
 for (let r = 0; r <= RUNS; r++) {
@@ -74,15 +79,19 @@ for (let r = 0; r <= RUNS; r++) {
     JSON.stringify(
       emitted.artifacts.map((a) => ({
         path: a.path,
-        sha256: createHash('sha256').update(a.content).digest('hex'),
+        sha256: hash('sha256', a.content, 'hex'),
       })),
     ),
   );
   stage('sortDiagnostics', () => [...lint.diagnostics].sort(compareDiagnostics) as Diagnostic[]);
 }
 
-const result: Record<string, number> = {};
-for (const [name, list] of samples) result[name] = Number(median(list.slice(1)).toFixed(1));
-process.stdout.write(
-  `${JSON.stringify({ bench: 'compile-stages', policies: COUNT, runs: RUNS, ms: result }, null, 2)}\n`,
-);
+const ms = (list: number[]): number => Number(median(list.slice(1)).toFixed(1));
+const wallMs: Record<string, number> = {};
+const cpuMs: Record<string, number> = {};
+for (const [name, s] of samples) {
+  wallMs[name] = ms(s.wall);
+  cpuMs[name] = ms(s.cpu);
+}
+const result = { bench: 'compile-stages', policies: COUNT, runs: RUNS, wallMs, cpuMs };
+process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
