@@ -84,36 +84,40 @@ interface RawSyscalls extends Inherited {
 interface ListSpec {
   section: 'process' | 'file' | 'network' | 'capabilities';
   list: keyof RawSection;
+  /** `/spec/<section>/<list>`. */
+  pointer: string;
   operation: Operation;
   matcher: (r: RawRule) => Matcher | undefined;
 }
 
 /** Every list that lowers to rules, in the order rules are emitted. */
-export const RULE_LISTS: readonly ListSpec[] = [
-  { section: 'process', list: 'matchPaths', operation: 'Process', matcher: pathOrExecname },
-  { section: 'process', list: 'matchDirectories', operation: 'Process', matcher: directory },
-  { section: 'process', list: 'matchPatterns', operation: 'Process', matcher: pattern },
-  { section: 'file', list: 'matchPaths', operation: 'File', matcher: pathOrExecname },
-  { section: 'file', list: 'matchDirectories', operation: 'File', matcher: directory },
-  { section: 'file', list: 'matchPatterns', operation: 'File', matcher: pattern },
-  {
-    section: 'network',
-    list: 'matchProtocols',
-    operation: 'Network',
-    matcher: (r) =>
-      r.protocol === undefined ? undefined : { kind: 'protocol', protocol: r.protocol.toLowerCase() },
-  },
-  { section: 'network', list: 'matchAddresses', operation: 'Network', matcher: address },
-  {
-    section: 'capabilities',
-    list: 'matchCapabilities',
-    operation: 'Capabilities',
-    matcher: (r) =>
-      r.capability === undefined
-        ? undefined
-        : { kind: 'capability', capability: r.capability.toLowerCase().replace(/^cap_/, '') },
-  },
-];
+export const RULE_LISTS: readonly ListSpec[] = (
+  [
+    { section: 'process', list: 'matchPaths', operation: 'Process', matcher: pathOrExecname },
+    { section: 'process', list: 'matchDirectories', operation: 'Process', matcher: directory },
+    { section: 'process', list: 'matchPatterns', operation: 'Process', matcher: pattern },
+    { section: 'file', list: 'matchPaths', operation: 'File', matcher: pathOrExecname },
+    { section: 'file', list: 'matchDirectories', operation: 'File', matcher: directory },
+    { section: 'file', list: 'matchPatterns', operation: 'File', matcher: pattern },
+    {
+      section: 'network',
+      list: 'matchProtocols',
+      operation: 'Network',
+      matcher: (r) =>
+        r.protocol === undefined ? undefined : { kind: 'protocol', protocol: r.protocol.toLowerCase() },
+    },
+    { section: 'network', list: 'matchAddresses', operation: 'Network', matcher: address },
+    {
+      section: 'capabilities',
+      list: 'matchCapabilities',
+      operation: 'Capabilities',
+      matcher: (r) =>
+        r.capability === undefined
+          ? undefined
+          : { kind: 'capability', capability: r.capability.toLowerCase().replace(/^cap_/, '') },
+    },
+  ] satisfies ReadonlyArray<Omit<ListSpec, 'pointer'>>
+).map((ls) => ({ ...ls, pointer: `/spec/${ls.section}/${ls.list}` }));
 
 /** An address rule; a CIDR that does not parse lowers to nothing (lint reports it as RT3019). */
 function address(r: RawRule): Matcher | undefined {
@@ -264,6 +268,19 @@ export function lowerPolicyOnce(doc: PolicyDocument, locate: LocateFn): PolicyIR
   return kept.ir;
 }
 
+/** Item pointers of rule lists, by list pointer: every policy names the same few (`/spec/file/matchPaths/0`). */
+const itemPointers = new Map<string, string[]>();
+/** Longest list whose item pointers are kept (a longer list's further items are built each time). */
+const MAX_KEPT_ITEMS = 256;
+
+/** `${list}/${i}`, the same string each time for the first items of a list. */
+function itemPointer(list: string, i: number): string {
+  if (i >= MAX_KEPT_ITEMS) return `${list}/${i}`;
+  let items = itemPointers.get(list);
+  if (items === undefined) itemPointers.set(list, (items = []));
+  return (items[i] ??= `${list}/${i}`);
+}
+
 /**
  * A rule's location in a text: line and column are resolved on first read (most compiles never read them) and
  * kept. One small object per rule, its accessors on the prototype: no closures per location. JSON gives the
@@ -306,10 +323,12 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
   for (const ls of RULE_LISTS) {
     const section = spec[ls.section] as RawSection | undefined;
     const list = section?.[ls.list] as readonly RawRule[] | undefined;
-    list?.forEach((r, i) => {
+    if (list === undefined) continue;
+    for (let i = 0; i < list.length; i++) {
+      const r = list[i] as RawRule;
       const matcher = ls.matcher(r);
       const action = resolveAction(r, section, spec);
-      if (matcher === undefined || action === undefined) return;
+      if (matcher === undefined || action === undefined) continue;
       rules.push({
         operation: ls.operation,
         matcher,
@@ -317,14 +336,16 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
         readOnly: r.readOnly === true,
         ownerOnly: r.ownerOnly === true,
         action,
-        ...resolveInherited(r, section, spec),
-        allowedArgs: [...(r.allowedArgs ?? [])],
+        severity: r.severity ?? section?.severity ?? spec.severity ?? DEFAULT_SEVERITY,
+        tags: [...(r.tags ?? section?.tags ?? spec.tags ?? [])],
+        message: r.message ?? section?.message ?? spec.message ?? '',
+        allowedArgs: r.allowedArgs === undefined ? [] : [...r.allowedArgs],
         // `pts` makes a terminal rule whatever its value: `pts: false` too applies only to processes with a
         // terminal, as the reference reads it (RT3025 warns; docs/semantics.md).
         pts: r.pts === true || r.pts === false,
-        location: at(`/spec/${ls.section}/${ls.list}/${i}`),
+        location: at(itemPointer(ls.pointer, i)),
       });
-    });
+    }
   }
   const syscalls = spec['syscalls'] as RawSyscalls | undefined;
   const syscallRules: SyscallRule[] = [];
@@ -338,7 +359,7 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
         fromSource: lowerSources(r.fromSource),
         action,
         ...resolveInherited(r, syscalls, spec),
-        location: at(`/spec/syscalls/${list}/${i}`),
+        location: at(itemPointer(`/spec/syscalls/${list}`, i)),
       };
       if (r.path !== undefined) rule.path = r.path;
       syscallRules.push(rule);
@@ -352,7 +373,7 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
         name: p.name,
         action,
         ...resolveInherited(spec),
-        location: at(`/spec/presets/${i}`),
+        location: at(itemPointer('/spec/presets', i)),
       });
   });
   const network = spec['network'] as
@@ -371,7 +392,7 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
       domain: r.domain,
       fromSource: lowerSources(r.fromSource),
       action,
-      location: at(`/spec/network/matchDNSQueries/${i}`),
+      location: at(itemPointer('/spec/network/matchDNSQueries', i)),
     });
   });
   const device = spec['device'] as
@@ -380,7 +401,11 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
   device?.matchDevice?.forEach((r, i) => {
     const action = resolveAction(r, device, spec);
     if (action === undefined) return;
-    deviceRules.push({ deviceClass: r.class, action, location: at(`/spec/device/matchDevice/${i}`) });
+    deviceRules.push({
+      deviceClass: r.class,
+      action,
+      location: at(itemPointer('/spec/device/matchDevice', i)),
+    });
   });
   return {
     kind: doc.kind,
