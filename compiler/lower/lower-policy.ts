@@ -313,12 +313,15 @@ class LazyLocation implements SourceLocation {
   }
 }
 
+/** The location of `pointer`: lazy in a text, plain (line and column 0) for an object without text. */
+function locationAt(placement: Placement, pointer: string): SourceLocation {
+  return placement.withoutPositions === true
+    ? { file: placement.file, pointer, line: 0, column: 0 }
+    : new LazyLocation(placement, pointer);
+}
+
 function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
   const spec = doc.object.spec as unknown as Inherited & Record<string, unknown>;
-  const at =
-    placement.withoutPositions === true
-      ? (pointer: string): SourceLocation => ({ file: placement.file, pointer, line: 0, column: 0 })
-      : (pointer: string): SourceLocation => new LazyLocation(placement, pointer);
   const rules: Rule[] = [];
   for (const ls of RULE_LISTS) {
     const section = spec[ls.section] as RawSection | undefined;
@@ -343,7 +346,7 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
         // `pts` makes a terminal rule whatever its value: `pts: false` too applies only to processes with a
         // terminal, as the reference reads it (RT3025 warns; docs/semantics.md).
         pts: r.pts === true || r.pts === false,
-        location: at(itemPointer(ls.pointer, i)),
+        location: locationAt(placement, itemPointer(ls.pointer, i)),
       });
     }
   }
@@ -359,7 +362,7 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
         fromSource: lowerSources(r.fromSource),
         action,
         ...resolveInherited(r, syscalls, spec),
-        location: at(itemPointer(`/spec/syscalls/${list}`, i)),
+        location: locationAt(placement, itemPointer(`/spec/syscalls/${list}`, i)),
       };
       if (r.path !== undefined) rule.path = r.path;
       syscallRules.push(rule);
@@ -373,7 +376,7 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
         name: p.name,
         action,
         ...resolveInherited(spec),
-        location: at(itemPointer('/spec/presets', i)),
+        location: locationAt(placement, itemPointer('/spec/presets', i)),
       });
   });
   const network = spec['network'] as
@@ -392,7 +395,7 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
       domain: r.domain,
       fromSource: lowerSources(r.fromSource),
       action,
-      location: at(itemPointer('/spec/network/matchDNSQueries', i)),
+      location: locationAt(placement, itemPointer('/spec/network/matchDNSQueries', i)),
     });
   });
   const device = spec['device'] as
@@ -404,7 +407,7 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
     deviceRules.push({
       deviceClass: r.class,
       action,
-      location: at(itemPointer('/spec/device/matchDevice', i)),
+      location: locationAt(placement, itemPointer('/spec/device/matchDevice', i)),
     });
   });
   return {
@@ -418,6 +421,6 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
     dnsQueryRules,
     deviceRules,
     apparmor: typeof spec['apparmor'] === 'string' ? spec['apparmor'] : '',
-    location: at(''),
+    location: locationAt(placement, ''),
   };
 }
