@@ -82,8 +82,8 @@ export function splitSchema(schema: SchemaObject): SchemaObject {
 }
 
 const VALIDATORS: Record<PolicyKind, Validators> = {
-  RuntimePolicy: new Validators(RUNTIME_POLICY_SCHEMA as unknown as SchemaObject),
-  RuntimeHostPolicy: new Validators(RUNTIME_HOST_POLICY_SCHEMA as unknown as SchemaObject),
+  RuntimePolicy: new Validators(RUNTIME_POLICY_SCHEMA),
+  RuntimeHostPolicy: new Validators(RUNTIME_HOST_POLICY_SCHEMA),
 };
 
 /** The validators of a kind (for the test that holds the split schema to the schema as written). */

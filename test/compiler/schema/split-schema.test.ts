@@ -21,7 +21,7 @@ function yamlFiles(dir: string): string[] {
 
 function policiesOf(text: string): unknown[] {
   try {
-    return (loadAll(text) as unknown[]).filter(
+    return (loadAll(text)).filter(
       (d) =>
         typeof d === 'object' &&
         d !== null &&
