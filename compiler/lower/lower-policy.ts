@@ -234,6 +234,16 @@ interface Placement {
  */
 const keptForLowering = new WeakMap<object, { kind: string; ir: PolicyIR; placement: Placement }>();
 
+/** Positions of an object without text. */
+function locateNowhere(): { line: number; column: number } {
+  return { line: 0, column: 0 };
+}
+
+/** Positions before the lowering stage places the policy (never read: the checks need pointers only). */
+function locateFirstLine(): { line: number; column: number } {
+  return { line: 1, column: 1 };
+}
+
 /**
  * Lowers a policy object for the checks; the lowering stage takes the result over (lowerPolicyOnce). With
  * `withoutPositions` (an API object under admission, which has no text) locations are plain objects (line and
@@ -245,8 +255,8 @@ export function lowerPolicyForChecks(
 ): PolicyIR {
   const placement: Placement =
     options.withoutPositions === true
-      ? { file: doc.file, locate: () => ({ line: 0, column: 0 }), withoutPositions: true }
-      : { file: doc.file, locate: () => ({ line: 1, column: 1 }) };
+      ? { file: doc.file, locate: locateNowhere, withoutPositions: true }
+      : { file: doc.file, locate: locateFirstLine };
   const ir = lowerWith(doc, placement);
   keptForLowering.set(doc.object, { kind: doc.kind, ir, placement });
   return ir;
