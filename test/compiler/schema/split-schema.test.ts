@@ -21,7 +21,7 @@ function yamlFiles(dir: string): string[] {
 
 function policiesOf(text: string): unknown[] {
   try {
-    return (loadAll(text)).filter(
+    return loadAll(text).filter(
       (d) =>
         typeof d === 'object' &&
         d !== null &&
@@ -151,7 +151,10 @@ const mutation = fc.record({
   value: values,
 }) as fc.Arbitrary<Mutation>;
 
-describe('schema split into functions per section', () => {
+describe('schema split into functions per section', function () {
+  // Thousands of generated cases: bounded by count, not by the time a loaded machine takes.
+  this.timeout(120_000);
+
   it('has policies to start from', () => {
     assert.ok(seeds.length > 40, `${seeds.length} seed policies`);
   });
