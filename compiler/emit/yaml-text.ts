@@ -38,7 +38,8 @@ export function yamlString(s: string): string {
 const keyTexts = new Map<string, string>();
 const MAX_KEY_TEXTS = 4096;
 
-function keyText(k: string): string {
+/** The text of a mapping key (cached). */
+export function yamlKey(k: string): string {
   let text = keyTexts.get(k);
   if (text === undefined) {
     text = yamlString(k);
@@ -48,7 +49,8 @@ function keyText(k: string): string {
   return text;
 }
 
-function scalar(v: Value): string {
+/** The text of a scalar value. */
+export function yamlScalar(v: Value): string {
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'string') return yamlString(v);
   if (typeof v === 'boolean') return v ? 'true' : 'false';
@@ -61,7 +63,8 @@ function scalar(v: Value): string {
   return 'null';
 }
 
-function isCollection(v: Value): v is Record<string, Value> | Value[] {
+/** True for a mapping or a list. */
+export function isCollection(v: Value): v is Record<string, Value> | Value[] {
   return typeof v === 'object' && v !== null;
 }
 
@@ -76,18 +79,28 @@ function isEmpty(v: Record<string, Value> | Value[]): boolean {
  * starts with `indent`, except the first, which starts with `lead` (as long as `indent`): a collection that is
  * a list item begins on the line of its `- `. The pieces are joined once, into one flat string.
  */
-function write(out: string[], v: Record<string, Value> | Value[], indent: string, lead: string): void {
+export function appendYamlCollection(
+  out: string[],
+  v: Record<string, Value> | Value[],
+  indent: string,
+  lead: string,
+): void {
   let prefix = lead;
   if (Array.isArray(v)) {
     const inner = `${indent}  `;
     for (const item of v) {
       if (isCollection(item) && !isEmpty(item)) {
         const before = out.length;
-        write(out, item, inner, `${prefix}- `);
+        appendYamlCollection(out, item, inner, `${prefix}- `);
         // A mapping whose values are all undefined has no lines: its item is written bare, as `- `.
         if (out.length === before) out.push(prefix, '- \n');
       } else {
-        out.push(prefix, '- ', isCollection(item) ? (Array.isArray(item) ? '[]' : '{}') : scalar(item), '\n');
+        out.push(
+          prefix,
+          '- ',
+          isCollection(item) ? (Array.isArray(item) ? '[]' : '{}') : yamlScalar(item),
+          '\n',
+        );
       }
       prefix = indent;
     }
@@ -97,16 +110,16 @@ function write(out: string[], v: Record<string, Value> | Value[], indent: string
     if (!Object.hasOwn(v, k)) continue;
     const child = v[k];
     if (child === undefined) continue;
-    out.push(prefix, keyText(k));
+    out.push(prefix, yamlKey(k));
     if (isCollection(child)) {
       if (isEmpty(child)) out.push(Array.isArray(child) ? ': []\n' : ': {}\n');
       else {
         const inner = `${indent}  `;
         out.push(':\n');
-        write(out, child, inner, inner);
+        appendYamlCollection(out, child, inner, inner);
       }
     } else {
-      out.push(': ', scalar(child), '\n');
+      out.push(': ', yamlScalar(child), '\n');
     }
     prefix = indent;
   }
@@ -114,10 +127,10 @@ function write(out: string[], v: Record<string, Value> | Value[], indent: string
 
 /** Serializes one value as a YAML document (no leading `---`), ending with a newline. */
 export function toYaml(value: Value): string {
-  if (!isCollection(value)) return `${scalar(value)}\n`;
+  if (!isCollection(value)) return `${yamlScalar(value)}\n`;
   if (isEmpty(value)) return Array.isArray(value) ? '[]\n' : '{}\n';
   const out: string[] = [];
-  write(out, value, '', '');
+  appendYamlCollection(out, value, '', '');
   return out.length === 0 ? '\n' : out.join('');
 }
 

@@ -3,7 +3,7 @@
 import { toYaml } from '../../emit/yaml-text.js';
 import type { Artifact, Backend, BackendInput, BackendOutput } from '../backend.js';
 import { createCrdManifests } from './crd-manifests.js';
-import { normalizePolicy, policyManifestPath } from './normalize-policy.js';
+import { emitNormalizedPolicy, policyManifestPath } from './normalize-policy.js';
 
 /** The CRDs' texts: built from the constant schemas, so once per process. */
 let crds: readonly Artifact[] | undefined;
@@ -19,7 +19,7 @@ export const crdBackend: Backend = {
     const artifacts: Artifact[] = [];
     for (const crd of crdTexts()) artifacts.push({ ...crd });
     const policies = input.documents
-      .map((d) => ({ path: policyManifestPath(d), content: toYaml(normalizePolicy(d)) }))
+      .map((d) => ({ path: policyManifestPath(d), content: emitNormalizedPolicy(d) }))
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     artifacts.push(...policies);
     const kustomization = {
