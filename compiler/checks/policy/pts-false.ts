@@ -15,15 +15,16 @@ export const checkPtsFalse: DocumentRule = (p) => {
     for (const listName in section) {
       const list = section[listName];
       if (!Object.hasOwn(section, listName) || !Array.isArray(list)) continue;
-      list.forEach((rule: unknown, i) => {
-        if (!isRecord(rule) || rule['pts'] !== false) return;
+      for (let i = 0; i < list.length; i++) {
+        const rule: unknown = list[i];
+        if (!isRecord(rule) || rule['pts'] !== false) continue;
         out.push({
           code: Code.ptsFalse,
           severity: 'warning',
           pointer: `/spec/${sectionName}/${listName}/${i}/pts`,
           message: `spec.${sectionName}.${listName}[${i}].pts: false is read as the reference reads it: the rule applies only to processes with a terminal (as pts: true). Remove pts to apply it to every process`,
         });
-      });
+      }
     }
   }
   return out;
