@@ -83,7 +83,7 @@ for (let r = 0; r <= RUNS; r++) {
       })),
     ),
   );
-  stage('sortDiagnostics', () => [...lint.diagnostics].sort(compareDiagnostics) as Diagnostic[]);
+  stage('sortDiagnostics', () => [...lint.diagnostics].sort(compareDiagnostics));
 }
 
 const ms = (list: number[]): number => Number(median(list.slice(1)).toFixed(1));

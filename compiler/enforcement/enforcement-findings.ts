@@ -169,7 +169,7 @@ const enforcedEverywhere = new Map<PolicyIR['kind'], Map<string, boolean>>();
 /** True when every target in `targets` (those carrying `kind`) enforces `form`. */
 function enforcedOnAll(form: string, kind: PolicyIR['kind'], targets: readonly EnforcementTarget[]): boolean {
   let byForm = enforcedEverywhere.get(kind);
-  if (byForm === undefined) enforcedEverywhere.set(kind, (byForm = new Map()));
+  if (byForm === undefined) enforcedEverywhere.set(kind, (byForm = new Map<string, boolean>()));
   let enforced = byForm.get(form);
   if (enforced === undefined) {
     enforced = targets.every(
