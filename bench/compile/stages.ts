@@ -9,7 +9,6 @@ import { hash } from 'node:crypto';
 import * as jsyaml from 'js-yaml';
 import { crdBackend } from '../../compiler/backends/crd/crd-backend.js';
 import { compareDiagnostics } from '../../compiler/diagnostics/diagnostic.js';
-import type { Diagnostic } from '../../compiler/diagnostics/diagnostic.js';
 import { checkDocuments, createCheckedDocuments } from '../../compiler/front-end/check-documents.js';
 import { crossCheck } from '../../compiler/front-end/cross-check.js';
 import type { DocumentLocator } from '../../compiler/front-end/document-locator.js';
