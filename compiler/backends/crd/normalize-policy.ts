@@ -109,13 +109,6 @@ function isNormalizedEmpty(
   return countKeys(value) === 0;
 }
 
-/** True when an object has own keys its schema node does not name (order() lists and sorts them). */
-function hasUnnamedKeys(value: { [k: string]: Json }, props: Record<string, SchemaNode>): boolean {
-  let known = 0;
-  for (const k of propertyNames(props)) if (k in value && Object.hasOwn(value, k)) known++;
-  return known < countKeys(value);
-}
-
 /**
  * Appends the YAML of order(value, schema, isRule), a non-empty collection, without building it: keys in schema
  * order, rule booleans written out. What the schema does not describe (free-form maps, unnamed keys) goes
@@ -149,10 +142,12 @@ function appendOrdered(
     return;
   }
   const props = schema?.properties;
-  if (props === undefined || hasUnnamedKeys(value, props)) {
+  if (props === undefined) {
     appendYamlCollection(out, order(value, schema, isRule) as { [k: string]: Json }, indent, lead);
     return;
   }
+  const start = out.length;
+  let known = 0;
   for (const k of propertyNames(props)) {
     let child: Json;
     let childSchema: SchemaNode | undefined;
@@ -161,6 +156,7 @@ function appendOrdered(
       child = value[k] ?? null;
       childSchema = props[k];
       childRule = k.startsWith('match');
+      if (Object.hasOwn(value, k)) known++;
     } else if (isRule && (EXPLICIT_FALSE as readonly string[]).includes(k)) child = false;
     else continue;
     out.push(prefix, yamlKey(k));
@@ -172,6 +168,11 @@ function appendOrdered(
       appendOrdered(out, child, childSchema, childRule, inner, inner);
     }
     prefix = indent;
+  }
+  // Keys the schema does not name: what was written is taken back, and order() places them.
+  if (known < countKeys(value)) {
+    out.length = start;
+    appendYamlCollection(out, order(value, schema, isRule) as { [k: string]: Json }, indent, lead);
   }
 }
 
