@@ -109,6 +109,16 @@ function isNormalizedEmpty(
   return countKeys(value) === 0;
 }
 
+/** Indentations (`n` spaces) and list item leads (`n` spaces and `- `), made once per width. */
+const indentations: string[] = [];
+const itemLeads: string[] = [];
+function spaces(n: number): string {
+  return (indentations[n] ??= ' '.repeat(n));
+}
+function itemLead(n: number): string {
+  return (itemLeads[n] ??= `${spaces(n)}- `);
+}
+
 /**
  * Appends the YAML of order(value, schema, isRule), a non-empty collection, without building it: keys in schema
  * order, rule booleans written out. What the schema does not describe (free-form maps, unnamed keys) goes
@@ -122,14 +132,21 @@ function appendOrdered(
   indent: string,
   lead: string,
 ): void {
-  const inner = `${indent}  `;
+  const inner = spaces(indent.length + 2);
   let prefix = lead;
   if (Array.isArray(value)) {
     const items = schema?.items;
     const itemRule = items?.properties !== undefined && isRule;
     for (const item of value) {
       if (isCollection(item) && !isNormalizedEmpty(item, items, itemRule))
-        appendOrdered(out, item, items, itemRule, inner, `${prefix}- `);
+        appendOrdered(
+          out,
+          item,
+          items,
+          itemRule,
+          inner,
+          prefix === indent ? itemLead(indent.length) : `${prefix}- `,
+        );
       else
         out.push(
           prefix,
