@@ -56,9 +56,28 @@ export function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
   return a.message < b.message ? -1 : a.message > b.message ? 1 : 0;
 }
 
+/**
+ * Paths by pointer: the findings of many documents name the same few pointers (`/spec/network/matchProtocols/0`).
+ * Bounded in entries and in pointer length, so that odd input costs time, not memory.
+ */
+const paths = new Map<string, string>();
+const MAX_PATHS = 4096;
+const MAX_CACHED_POINTER = 200;
+
 /** Converts a JSON pointer to the dotted JSON path used in admission messages (`spec.file.matchPaths[0].path`). */
 export function pointerToPath(pointer: string): string {
   if (pointer === '') return '.';
+  if (pointer.length > MAX_CACHED_POINTER) return convertPointer(pointer);
+  let path = paths.get(pointer);
+  if (path === undefined) {
+    path = convertPointer(pointer);
+    if (paths.size >= MAX_PATHS) paths.clear();
+    paths.set(pointer, path);
+  }
+  return path;
+}
+
+function convertPointer(pointer: string): string {
   let out = '';
   for (const raw of pointer.slice(1).split('/')) {
     const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');

@@ -2,7 +2,8 @@
 // the order built, two-space indentation, no anchors, no folding. Strings are plain only when every YAML 1.1
 // and 1.2 reader takes them as the same string; otherwise they are double-quoted with JSON escapes (a subset
 // of YAML's), so user text (newlines, quotes, `: `, `#`, unicode) can never change the document's structure.
-// Emission is on the hot path of `rtctl compile`: this is several times faster than a general dumper.
+// Emission is on the hot path of `rtctl compile`: this is several times faster than a general dumper (pieces joined
+// once into a flat string, key texts cached).
 
 type Value = unknown;
 
@@ -30,7 +31,26 @@ export function yamlString(s: string): string {
   return JSON.stringify(s);
 }
 
-function scalar(v: Value): string {
+/**
+ * The text of mapping keys, by key. Manifests repeat a few hundred key names thousands of times; the cache is
+ * bounded so that odd input costs time, not memory.
+ */
+const keyTexts = new Map<string, string>();
+const MAX_KEY_TEXTS = 4096;
+
+/** The text of a mapping key (cached). */
+export function yamlKey(k: string): string {
+  let text = keyTexts.get(k);
+  if (text === undefined) {
+    text = yamlString(k);
+    if (keyTexts.size >= MAX_KEY_TEXTS) keyTexts.clear();
+    keyTexts.set(k, text);
+  }
+  return text;
+}
+
+/** The text of a scalar value. */
+export function yamlScalar(v: Value): string {
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'string') return yamlString(v);
   if (typeof v === 'boolean') return v ? 'true' : 'false';
@@ -43,52 +63,75 @@ function scalar(v: Value): string {
   return 'null';
 }
 
-function isCollection(v: Value): v is Record<string, Value> | Value[] {
+/** True for a mapping or a list. */
+export function isCollection(v: Value): v is Record<string, Value> | Value[] {
   return typeof v === 'object' && v !== null;
 }
 
 function isEmpty(v: Record<string, Value> | Value[]): boolean {
-  return Array.isArray(v) ? v.length === 0 : Object.keys(v).length === 0;
+  if (Array.isArray(v)) return v.length === 0;
+  for (const k in v) if (Object.hasOwn(v, k)) return false;
+  return true;
 }
 
-function write(out: string[], v: Value, indent: string): void {
+/**
+ * Appends the lines of a non-empty collection to `out`, as pieces, each line ending in a newline. Every line
+ * starts with `indent`, except the first, which starts with `lead` (as long as `indent`): a collection that is
+ * a list item begins on the line of its `- `. The pieces are joined once, into one flat string.
+ */
+export function appendYamlCollection(
+  out: string[],
+  v: Record<string, Value> | Value[],
+  indent: string,
+  lead: string,
+): void {
+  let prefix = lead;
   if (Array.isArray(v)) {
+    const inner = `${indent}  `;
     for (const item of v) {
       if (isCollection(item) && !isEmpty(item)) {
-        // The first line of a collection item sits after "- ".
-        const inner: string[] = [];
-        write(inner, item, `${indent}  `);
-        const first = inner[0] ?? '';
-        out.push(`${indent}- ${first.slice(indent.length + 2)}`);
-        for (let i = 1; i < inner.length; i++) out.push(inner[i] ?? '');
+        const before = out.length;
+        appendYamlCollection(out, item, inner, `${prefix}- `);
+        // A mapping whose values are all undefined has no lines: its item is written bare, as `- `.
+        if (out.length === before) out.push(prefix, '- \n');
       } else {
-        out.push(`${indent}- ${isCollection(item) ? (Array.isArray(item) ? '[]' : '{}') : scalar(item)}`);
+        out.push(
+          prefix,
+          '- ',
+          isCollection(item) ? (Array.isArray(item) ? '[]' : '{}') : yamlScalar(item),
+          '\n',
+        );
       }
+      prefix = indent;
     }
     return;
   }
-  for (const [k, child] of Object.entries(v as Record<string, Value>)) {
+  for (const k in v) {
+    if (!Object.hasOwn(v, k)) continue;
+    const child = v[k];
     if (child === undefined) continue;
-    const key = yamlString(k);
+    out.push(prefix, yamlKey(k));
     if (isCollection(child)) {
-      if (isEmpty(child)) out.push(`${indent}${key}: ${Array.isArray(child) ? '[]' : '{}'}`);
+      if (isEmpty(child)) out.push(Array.isArray(child) ? ': []\n' : ': {}\n');
       else {
-        out.push(`${indent}${key}:`);
-        write(out, child, Array.isArray(child) ? `${indent}  ` : `${indent}  `);
+        const inner = `${indent}  `;
+        out.push(':\n');
+        appendYamlCollection(out, child, inner, inner);
       }
     } else {
-      out.push(`${indent}${key}: ${scalar(child)}`);
+      out.push(': ', yamlScalar(child), '\n');
     }
+    prefix = indent;
   }
 }
 
 /** Serializes one value as a YAML document (no leading `---`), ending with a newline. */
 export function toYaml(value: Value): string {
-  if (!isCollection(value)) return `${scalar(value)}\n`;
+  if (!isCollection(value)) return `${yamlScalar(value)}\n`;
   if (isEmpty(value)) return Array.isArray(value) ? '[]\n' : '{}\n';
   const out: string[] = [];
-  write(out, value, '');
-  return `${out.join('\n')}\n`;
+  appendYamlCollection(out, value, '', '');
+  return out.length === 0 ? '\n' : out.join('');
 }
 
 /** Serializes several values as a multi-document YAML stream. */

@@ -16,7 +16,7 @@ import {
   isKindCarried,
   type EnforcementTarget,
 } from './enforcement-table.js';
-import { listRuleEntries } from './rule-forms.js';
+import { forEachRuleEntry } from './rule-forms.js';
 import { assessRule, type FormGap } from './summarize-enforcement.js';
 
 /** Code of a form that no target carrying the policy enforces or audits. */
@@ -152,18 +152,44 @@ function messageAt(path: string, tails: readonly string[]): string {
   return `${path}: ${tails[0] ?? ''}`;
 }
 
-/** True when every target in `targets` enforces `form`. */
-function enforcedOnAll(form: string, targets: readonly EnforcementTarget[]): boolean {
-  for (const target of targets)
-    if (getEnforcementCell(form, target).level !== EnforcementLevel.Enforced) return false;
-  return true;
+/** The targets that carry policies of each kind, in table order (the table is constant). */
+const carryingTargets = new Map<PolicyIR['kind'], readonly EnforcementTarget[]>();
+function targetsCarrying(kind: PolicyIR['kind']): readonly EnforcementTarget[] {
+  let targets = carryingTargets.get(kind);
+  if (targets === undefined) {
+    targets = ENFORCEMENT_TARGETS.map((t) => t.target).filter((t) => isKindCarried(t, kind));
+    carryingTargets.set(kind, targets);
+  }
+  return targets;
 }
+
+/** Whether every target carrying a kind enforces a form, by kind and form (few of each: computed once). */
+const enforcedEverywhere = new Map<PolicyIR['kind'], Map<string, boolean>>();
+
+/** True when every target in `targets` (those carrying `kind`) enforces `form`. */
+function enforcedOnAll(form: string, kind: PolicyIR['kind'], targets: readonly EnforcementTarget[]): boolean {
+  let byForm = enforcedEverywhere.get(kind);
+  if (byForm === undefined) enforcedEverywhere.set(kind, (byForm = new Map<string, boolean>()));
+  let enforced = byForm.get(form);
+  if (enforced === undefined) {
+    enforced = targets.every(
+      (target) => getEnforcementCell(form, target).level === EnforcementLevel.Enforced,
+    );
+    byForm.set(form, enforced);
+  }
+  return enforced;
+}
+
+const NO_TARGETS: ReadonlySet<EnforcementTarget> = new Set();
 
 /** The findings of one lowered policy. */
 export function findEnforcementGaps(policy: PolicyIR, options: EnforcementFindingOptions = {}): Finding[] {
-  const required = new Set(options.requireEnforced ?? []);
+  const required =
+    options.requireEnforced === undefined || options.requireEnforced.length === 0
+      ? NO_TARGETS
+      : new Set(options.requireEnforced);
   const requiredKey = [...required].join(',');
-  const targets = ENFORCEMENT_TARGETS.map((t) => t.target).filter((t) => isKindCarried(t, policy.kind));
+  const targets = targetsCarrying(policy.kind);
   const findings: Finding[] = [];
   for (const target of required) {
     if (isKindCarried(target, policy.kind)) continue;
@@ -174,17 +200,17 @@ export function findEnforcementGaps(policy: PolicyIR, options: EnforcementFindin
       message: `kind: ${policy.kind} is not enforced on ${target}, which --require-enforced requires (${getTargetInfo(target).kindsNote ?? 'not carried'})`,
     });
   }
-  for (const entry of listRuleEntries(policy)) {
+  forEachRuleEntry(policy, (location, forms) => {
     // Most rules: every carrying target enforces every form, so there is nothing to say (and no key to build).
-    if (targets.length > 0 && entry.forms.every((form) => enforcedOnAll(form, targets))) continue;
-    const found = ruleTemplates(entry.forms, policy.kind, targets, required, requiredKey);
+    if (targets.length > 0 && forms.every((form) => enforcedOnAll(form, policy.kind, targets))) return;
+    const found = ruleTemplates(forms, policy.kind, targets, required, requiredKey);
     // The field path is only needed for a finding: most rules have none.
-    if (found.length === 0) continue;
-    const { pointer } = entry.location;
+    if (found.length === 0) return;
+    const { pointer } = location;
     const path = pointerToPath(pointer);
     for (const t of found) {
       findings.push({ code: t.code, severity: t.severity, pointer, message: messageAt(path, t.tails) });
     }
-  }
+  });
   return findings;
 }

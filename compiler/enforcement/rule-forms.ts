@@ -18,10 +18,20 @@ export interface RuleEntry {
   forms: string[];
 }
 
-function sourceForms(sources: readonly SourceMatcher[]): string[] {
-  return sources.map((s) =>
-    s.kind === 'path' ? 'fromSource.path' : s.recursive ? 'fromSource.dir.recursive' : 'fromSource.dir',
-  );
+function sourceForm(s: SourceMatcher): string {
+  return s.kind === 'path' ? 'fromSource.path' : s.recursive ? 'fromSource.dir.recursive' : 'fromSource.dir';
+}
+
+/** Appends `form` unless it is there (forms are few: a scan is cheaper than a set). */
+function addForm(forms: string[], form: string): void {
+  if (!forms.includes(form)) forms.push(form);
+}
+
+/** `first`, then the forms of `sources`, without repeats. */
+function withSourceForms(first: string, sources: readonly SourceMatcher[]): string[] {
+  const forms = [first];
+  for (const s of sources) addForm(forms, sourceForm(s));
+  return forms;
 }
 
 /** The kind form of a path, protocol or capability rule. */
@@ -66,45 +76,50 @@ function liesUnder(path: string, roots: readonly string[]): boolean {
 
 /** Every form of a path, protocol or capability rule. */
 export function listRuleForms(rule: Rule): string[] {
-  const forms = [getRuleKindForm(rule), ...sourceForms(rule.fromSource)];
+  const forms = withSourceForms(getRuleKindForm(rule), rule.fromSource);
   // Pseudo file systems the fanotify plane does not mark (and file contexts do not label).
   const fixed = fixedPathOf(rule.matcher);
-  if (fixed !== undefined && liesUnder(fixed, ['/proc', '/sys'])) forms.push('path.procSys');
-  if (fixed !== undefined && liesUnder(fixed, ['/dev'])) forms.push('path.dev');
+  if (fixed !== undefined && liesUnder(fixed, ['/proc', '/sys'])) addForm(forms, 'path.procSys');
+  if (fixed !== undefined && liesUnder(fixed, ['/dev'])) addForm(forms, 'path.dev');
   // The cgroup network programs of the fanotify target see neither the acting executable nor the terminal.
-  if (rule.operation === Operation.Network && rule.fromSource.length > 0) forms.push('network.fromSource');
-  if (rule.operation === Operation.Network && rule.pts) forms.push('network.pts');
-  if (rule.readOnly) forms.push('readOnly');
-  if (rule.ownerOnly) forms.push('ownerOnly');
-  if (rule.pts) forms.push('pts');
-  if (rule.allowedArgs.length > 0) forms.push('allowedArgs');
-  if (rule.action === Action.Allow) forms.push('action.Allow');
-  return [...new Set(forms)];
+  if (rule.operation === Operation.Network && rule.fromSource.length > 0)
+    addForm(forms, 'network.fromSource');
+  if (rule.operation === Operation.Network && rule.pts) addForm(forms, 'network.pts');
+  if (rule.readOnly) addForm(forms, 'readOnly');
+  if (rule.ownerOnly) addForm(forms, 'ownerOnly');
+  if (rule.pts) addForm(forms, 'pts');
+  if (rule.allowedArgs.length > 0) addForm(forms, 'allowedArgs');
+  if (rule.action === Action.Allow) addForm(forms, 'action.Allow');
+  return forms;
 }
 
 /** Every form of a syscalls rule; a Block naming a call no LSM hook covers is `syscalls.uncovered` too. */
 export function listSyscallRuleForms(rule: SyscallRule): string[] {
   const kind = rule.path === undefined ? 'syscalls.matchSyscalls' : 'syscalls.matchPaths';
-  const uncovered =
-    rule.action === Action.Block && listUncoveredSyscalls(rule.syscalls).length > 0
-      ? ['syscalls.uncovered']
-      : [];
-  return [...new Set([kind, ...uncovered, ...sourceForms(rule.fromSource)])];
+  const forms = [kind];
+  if (rule.action === Action.Block && listUncoveredSyscalls(rule.syscalls).length > 0)
+    forms.push('syscalls.uncovered');
+  for (const s of rule.fromSource) addForm(forms, sourceForm(s));
+  return forms;
+}
+
+/** Calls `visit` with every rule of a policy and its forms, in the order of the policy's lists. */
+export function forEachRuleEntry(
+  policy: PolicyIR,
+  visit: (location: SourceLocation, forms: string[]) => void,
+): void {
+  for (const r of policy.rules) visit(r.location, listRuleForms(r));
+  for (const r of policy.syscallRules) visit(r.location, listSyscallRuleForms(r));
+  for (const r of policy.dnsQueryRules)
+    visit(r.location, withSourceForms('network.matchDNSQueries', r.fromSource));
+  for (const p of policy.presets)
+    visit(p.location, [p.name === 'filelessExec' ? 'presets.filelessExec' : 'presets']);
+  for (const r of policy.deviceRules) visit(r.location, ['device.matchDevice']);
 }
 
 /** Every rule of a policy, in the order of the policy's lists, with its forms. */
 export function listRuleEntries(policy: PolicyIR): RuleEntry[] {
-  return [
-    ...policy.rules.map((r) => ({ location: r.location, forms: listRuleForms(r) })),
-    ...policy.syscallRules.map((r) => ({ location: r.location, forms: listSyscallRuleForms(r) })),
-    ...policy.dnsQueryRules.map((r) => ({
-      location: r.location,
-      forms: [...new Set(['network.matchDNSQueries', ...sourceForms(r.fromSource)])],
-    })),
-    ...policy.presets.map((p) => ({
-      location: p.location,
-      forms: [p.name === 'filelessExec' ? 'presets.filelessExec' : 'presets'],
-    })),
-    ...policy.deviceRules.map((r) => ({ location: r.location, forms: ['device.matchDevice'] })),
-  ];
+  const entries: RuleEntry[] = [];
+  forEachRuleEntry(policy, (location, forms) => entries.push({ location, forms }));
+  return entries;
 }

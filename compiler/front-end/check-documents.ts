@@ -13,11 +13,39 @@ import { API_GROUP_VERSION } from '../schema/policy-schema.js';
 import type { CheckedDocuments, CheckedPolicy } from './checked-documents.js';
 import { checkObjectDocument } from './check-object.js';
 import { placeFinding, type Locators } from './place-finding.js';
+import type { DocumentLocator } from './document-locator.js';
 import type { SourceDocument } from './source-document.js';
 
 /** An empty result, to check inputs one at a time into. */
 export function createCheckedDocuments(): CheckedDocuments {
   return { policies: [], namespaces: new Map(), diagnostics: [], documentCount: 0 };
+}
+
+/**
+ * A checked policy document of a text; its line is computed on first read only. Its accessor is on the
+ * prototype (no closure per document); JSON gives the same fields as a plain document.
+ */
+class SourcePolicyDocument {
+  readonly file: string;
+  readonly index: number;
+
+  constructor(
+    readonly kind: string,
+    readonly object: Record<string, unknown>,
+    private readonly locator: DocumentLocator,
+    index: number,
+  ) {
+    this.file = locator.file;
+    this.index = index;
+  }
+
+  get line(): number {
+    return this.locator.documentStart(this.index)?.line ?? 0;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { kind: this.kind, object: this.object, file: this.file, index: this.index, line: this.line };
+  }
 }
 
 /** The policy document of a checked policy object; its line is computed on first read only. */
@@ -26,16 +54,7 @@ export function toPolicyDocument(
   kind: string,
   object: Record<string, unknown>,
 ): PolicyDocument {
-  const { locator, index } = source;
-  return {
-    kind,
-    object,
-    file: locator.file,
-    index,
-    get line() {
-      return locator.documentStart(index)?.line ?? 0;
-    },
-  } as PolicyDocument;
+  return new SourcePolicyDocument(kind, object, source.locator, source.index) as unknown as PolicyDocument;
 }
 
 /** True for a policy of the served version whose checks found no error: it goes on to lowering. */

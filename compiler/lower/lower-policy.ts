@@ -84,36 +84,40 @@ interface RawSyscalls extends Inherited {
 interface ListSpec {
   section: 'process' | 'file' | 'network' | 'capabilities';
   list: keyof RawSection;
+  /** `/spec/<section>/<list>`. */
+  pointer: string;
   operation: Operation;
   matcher: (r: RawRule) => Matcher | undefined;
 }
 
 /** Every list that lowers to rules, in the order rules are emitted. */
-export const RULE_LISTS: readonly ListSpec[] = [
-  { section: 'process', list: 'matchPaths', operation: 'Process', matcher: pathOrExecname },
-  { section: 'process', list: 'matchDirectories', operation: 'Process', matcher: directory },
-  { section: 'process', list: 'matchPatterns', operation: 'Process', matcher: pattern },
-  { section: 'file', list: 'matchPaths', operation: 'File', matcher: pathOrExecname },
-  { section: 'file', list: 'matchDirectories', operation: 'File', matcher: directory },
-  { section: 'file', list: 'matchPatterns', operation: 'File', matcher: pattern },
-  {
-    section: 'network',
-    list: 'matchProtocols',
-    operation: 'Network',
-    matcher: (r) =>
-      r.protocol === undefined ? undefined : { kind: 'protocol', protocol: r.protocol.toLowerCase() },
-  },
-  { section: 'network', list: 'matchAddresses', operation: 'Network', matcher: address },
-  {
-    section: 'capabilities',
-    list: 'matchCapabilities',
-    operation: 'Capabilities',
-    matcher: (r) =>
-      r.capability === undefined
-        ? undefined
-        : { kind: 'capability', capability: r.capability.toLowerCase().replace(/^cap_/, '') },
-  },
-];
+export const RULE_LISTS: readonly ListSpec[] = (
+  [
+    { section: 'process', list: 'matchPaths', operation: 'Process', matcher: pathOrExecname },
+    { section: 'process', list: 'matchDirectories', operation: 'Process', matcher: directory },
+    { section: 'process', list: 'matchPatterns', operation: 'Process', matcher: pattern },
+    { section: 'file', list: 'matchPaths', operation: 'File', matcher: pathOrExecname },
+    { section: 'file', list: 'matchDirectories', operation: 'File', matcher: directory },
+    { section: 'file', list: 'matchPatterns', operation: 'File', matcher: pattern },
+    {
+      section: 'network',
+      list: 'matchProtocols',
+      operation: 'Network',
+      matcher: (r) =>
+        r.protocol === undefined ? undefined : { kind: 'protocol', protocol: r.protocol.toLowerCase() },
+    },
+    { section: 'network', list: 'matchAddresses', operation: 'Network', matcher: address },
+    {
+      section: 'capabilities',
+      list: 'matchCapabilities',
+      operation: 'Capabilities',
+      matcher: (r) =>
+        r.capability === undefined
+          ? undefined
+          : { kind: 'capability', capability: r.capability.toLowerCase().replace(/^cap_/, '') },
+    },
+  ] satisfies ReadonlyArray<Omit<ListSpec, 'pointer'>>
+).map((ls) => ({ ...ls, pointer: `/spec/${ls.section}/${ls.list}` }));
 
 /** An address rule; a CIDR that does not parse lowers to nothing (lint reports it as RT3019). */
 function address(r: RawRule): Matcher | undefined {
@@ -155,25 +159,39 @@ export function lowerSource(s: RawSource): SourceMatcher | undefined {
 }
 
 function lowerSources(list: readonly RawSource[] | null | undefined): SourceMatcher[] {
-  return (list ?? []).map(lowerSource).filter((s): s is SourceMatcher => s !== undefined);
+  const out: SourceMatcher[] = [];
+  if (list === null || list === undefined) return out;
+  for (const s of list) {
+    const source = lowerSource(s);
+    if (source !== undefined) out.push(source);
+  }
+  return out;
 }
 
 /** The action a rule resolves to through its section and spec, or undefined when none says one. */
-export function resolveAction(...levels: Array<Inherited | undefined>): Action | undefined {
-  for (const l of levels) if (l?.action !== undefined) return l.action as Action;
-  return undefined;
+export function resolveAction(
+  rule: Inherited | undefined,
+  section?: Inherited,
+  spec?: Inherited,
+): Action | undefined {
+  if (rule?.action !== undefined) return rule.action as Action;
+  if (section?.action !== undefined) return section.action as Action;
+  return spec?.action as Action | undefined;
 }
 
-function resolveInherited(levels: Array<Inherited | undefined>) {
-  let severity: number | undefined;
-  let tags: readonly string[] | undefined;
-  let message: string | undefined;
-  for (const l of levels) {
-    severity ??= l?.severity;
-    tags ??= l?.tags;
-    message ??= l?.message;
-  }
-  return { severity: severity ?? DEFAULT_SEVERITY, tags: [...(tags ?? [])], message: message ?? '' };
+/** What a rule inherits (the first level that says it: rule, then section, then spec), as a rule carries it. */
+interface Resolved {
+  severity: number;
+  tags: string[];
+  message: string;
+}
+
+function resolveInherited(rule: Inherited | undefined, section?: Inherited, spec?: Inherited): Resolved {
+  return {
+    severity: rule?.severity ?? section?.severity ?? spec?.severity ?? DEFAULT_SEVERITY,
+    tags: [...(rule?.tags ?? section?.tags ?? spec?.tags ?? [])],
+    message: rule?.message ?? section?.message ?? spec?.message ?? '',
+  };
 }
 
 function labelExpressions(raw: unknown): LabelExpression[] {
@@ -216,6 +234,16 @@ interface Placement {
  */
 const keptForLowering = new WeakMap<object, { kind: string; ir: PolicyIR; placement: Placement }>();
 
+/** Positions of an object without text. */
+function locateNowhere(): { line: number; column: number } {
+  return { line: 0, column: 0 };
+}
+
+/** Positions before the lowering stage places the policy (never read: the checks need pointers only). */
+function locateFirstLine(): { line: number; column: number } {
+  return { line: 1, column: 1 };
+}
+
 /**
  * Lowers a policy object for the checks; the lowering stage takes the result over (lowerPolicyOnce). With
  * `withoutPositions` (an API object under admission, which has no text) locations are plain objects (line and
@@ -227,8 +255,8 @@ export function lowerPolicyForChecks(
 ): PolicyIR {
   const placement: Placement =
     options.withoutPositions === true
-      ? { file: doc.file, locate: () => ({ line: 0, column: 0 }), withoutPositions: true }
-      : { file: doc.file, locate: () => ({ line: 1, column: 1 }) };
+      ? { file: doc.file, locate: locateNowhere, withoutPositions: true }
+      : { file: doc.file, locate: locateFirstLine };
   const ir = lowerWith(doc, placement);
   keptForLowering.set(doc.object, { kind: doc.kind, ir, placement });
   return ir;
@@ -250,38 +278,70 @@ export function lowerPolicyOnce(doc: PolicyDocument, locate: LocateFn): PolicyIR
   return kept.ir;
 }
 
+/** Item pointers of rule lists, by list pointer: every policy names the same few (`/spec/file/matchPaths/0`). */
+const itemPointers = new Map<string, string[]>();
+/** Longest list whose item pointers are kept (a longer list's further items are built each time). */
+const MAX_KEPT_ITEMS = 256;
+
+/** `${list}/${i}`, the same string each time for the first items of a list. */
+function itemPointer(list: string, i: number): string {
+  if (i >= MAX_KEPT_ITEMS) return `${list}/${i}`;
+  let items = itemPointers.get(list);
+  if (items === undefined) itemPointers.set(list, (items = []));
+  return (items[i] ??= `${list}/${i}`);
+}
+
+/**
+ * A rule's location in a text: line and column are resolved on first read (most compiles never read them) and
+ * kept. One small object per rule, its accessors on the prototype: no closures per location. JSON gives the
+ * same fields as a plain location.
+ */
+class LazyLocation implements SourceLocation {
+  private position: { line: number; column: number } | undefined;
+
+  constructor(
+    private readonly placement: Placement,
+    readonly pointer: string,
+  ) {}
+
+  get file(): string {
+    return this.placement.file;
+  }
+
+  get line(): number {
+    this.position ??= this.placement.locate(this.pointer);
+    return this.position.line;
+  }
+
+  get column(): number {
+    this.position ??= this.placement.locate(this.pointer);
+    return this.position.column;
+  }
+
+  toJSON(): SourceLocation {
+    return { file: this.file, pointer: this.pointer, line: this.line, column: this.column };
+  }
+}
+
+/** The location of `pointer`: lazy in a text, plain (line and column 0) for an object without text. */
+function locationAt(placement: Placement, pointer: string): SourceLocation {
+  return placement.withoutPositions === true
+    ? { file: placement.file, pointer, line: 0, column: 0 }
+    : new LazyLocation(placement, pointer);
+}
+
 function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
   const spec = doc.object.spec as unknown as Inherited & Record<string, unknown>;
-  // Line and column are resolved on first read (most compiles never read them); the result is kept.
-  const lazyAt = (pointer: string): SourceLocation => {
-    let pos: { line: number; column: number } | undefined;
-    return {
-      get file() {
-        return placement.file;
-      },
-      pointer,
-      get line() {
-        pos ??= placement.locate(pointer);
-        return pos.line;
-      },
-      get column() {
-        pos ??= placement.locate(pointer);
-        return pos.column;
-      },
-    };
-  };
-  const at =
-    placement.withoutPositions === true
-      ? (pointer: string): SourceLocation => ({ file: placement.file, pointer, line: 0, column: 0 })
-      : lazyAt;
   const rules: Rule[] = [];
   for (const ls of RULE_LISTS) {
     const section = spec[ls.section] as RawSection | undefined;
     const list = section?.[ls.list] as readonly RawRule[] | undefined;
-    list?.forEach((r, i) => {
+    if (list === undefined) continue;
+    for (let i = 0; i < list.length; i++) {
+      const r = list[i] as RawRule;
       const matcher = ls.matcher(r);
       const action = resolveAction(r, section, spec);
-      if (matcher === undefined || action === undefined) return;
+      if (matcher === undefined || action === undefined) continue;
       rules.push({
         operation: ls.operation,
         matcher,
@@ -289,14 +349,16 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
         readOnly: r.readOnly === true,
         ownerOnly: r.ownerOnly === true,
         action,
-        ...resolveInherited([r, section, spec]),
-        allowedArgs: [...(r.allowedArgs ?? [])],
+        severity: r.severity ?? section?.severity ?? spec.severity ?? DEFAULT_SEVERITY,
+        tags: [...(r.tags ?? section?.tags ?? spec.tags ?? [])],
+        message: r.message ?? section?.message ?? spec.message ?? '',
+        allowedArgs: r.allowedArgs === undefined ? [] : [...r.allowedArgs],
         // `pts` makes a terminal rule whatever its value: `pts: false` too applies only to processes with a
         // terminal, as the reference reads it (RT3025 warns; docs/semantics.md).
         pts: r.pts === true || r.pts === false,
-        location: at(`/spec/${ls.section}/${ls.list}/${i}`),
+        location: locationAt(placement, itemPointer(ls.pointer, i)),
       });
-    });
+    }
   }
   const syscalls = spec['syscalls'] as RawSyscalls | undefined;
   const syscallRules: SyscallRule[] = [];
@@ -309,8 +371,8 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
         recursive: r.recursive === true,
         fromSource: lowerSources(r.fromSource),
         action,
-        ...resolveInherited([r, syscalls, spec]),
-        location: at(`/spec/syscalls/${list}/${i}`),
+        ...resolveInherited(r, syscalls, spec),
+        location: locationAt(placement, itemPointer(`/spec/syscalls/${list}`, i)),
       };
       if (r.path !== undefined) rule.path = r.path;
       syscallRules.push(rule);
@@ -323,8 +385,8 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
       presets.push({
         name: p.name,
         action,
-        ...resolveInherited([spec]),
-        location: at(`/spec/presets/${i}`),
+        ...resolveInherited(spec),
+        location: locationAt(placement, itemPointer('/spec/presets', i)),
       });
   });
   const network = spec['network'] as
@@ -343,7 +405,7 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
       domain: r.domain,
       fromSource: lowerSources(r.fromSource),
       action,
-      location: at(`/spec/network/matchDNSQueries/${i}`),
+      location: locationAt(placement, itemPointer('/spec/network/matchDNSQueries', i)),
     });
   });
   const device = spec['device'] as
@@ -352,7 +414,11 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
   device?.matchDevice?.forEach((r, i) => {
     const action = resolveAction(r, device, spec);
     if (action === undefined) return;
-    deviceRules.push({ deviceClass: r.class, action, location: at(`/spec/device/matchDevice/${i}`) });
+    deviceRules.push({
+      deviceClass: r.class,
+      action,
+      location: locationAt(placement, itemPointer('/spec/device/matchDevice', i)),
+    });
   });
   return {
     kind: doc.kind,
@@ -365,6 +431,6 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
     dnsQueryRules,
     deviceRules,
     apparmor: typeof spec['apparmor'] === 'string' ? spec['apparmor'] : '',
-    location: at(''),
+    location: locationAt(placement, ''),
   };
 }

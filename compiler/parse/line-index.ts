@@ -2,12 +2,16 @@
 // is actually needed.
 import type { Position } from '../diagnostics/diagnostic.js';
 
-/** Offsets of line starts, for binary search. */
+/** Offsets of line starts, for binary search (one typed array: counted first, then filled). */
 export class LineIndex {
-  private readonly starts: number[] = [0];
+  private readonly starts: Int32Array;
 
   constructor(text: string) {
-    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.starts.push(i + 1);
+    let lines = 1;
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines++;
+    this.starts = new Int32Array(lines);
+    let n = 1;
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.starts[n++] = i + 1;
   }
 
   /** The position of a 0-based offset. */

@@ -142,7 +142,15 @@ function eventStart(e: YamlEvent): number {
 const NO_NODE = -2;
 
 /** Plain scalars the YAML 1.2 core schema reads as null. */
-const NULL_PLAIN = new Set(['~', 'null', 'Null', 'NULL']);
+const NULL_PLAIN = ['~', 'null', 'Null', 'NULL'];
+
+/** True when text[start, end) is a plain null; compared in place (every key of a file is tested). */
+function isNullPlain(text: string, start: number, end: number): boolean {
+  const length = end - start;
+  if (length !== 1 && length !== 4) return false;
+  for (const word of NULL_PLAIN) if (word.length === length && text.startsWith(word, start)) return true;
+  return false;
+}
 
 /** A mapping entry: the key's offset and the index of the value's first event. */
 interface MappingEntry {
@@ -220,7 +228,7 @@ class EventIndex {
   private isPlainKey(e: YamlEvent): boolean {
     if (e.type !== E.SCALAR || e.valueStart < 0 || e.tagStart !== -1 || e.anchorStart !== -1) return false;
     if (e.style !== jsyaml.SCALAR_STYLE.PLAIN) return true;
-    return !NULL_PLAIN.has(this.text.slice(e.valueStart, e.valueEnd));
+    return !isNullPlain(this.text, e.valueStart, e.valueEnd);
   }
 
   /** The start offset of the node at event `i` (-1 for an empty scalar, -2 for no node). */
@@ -239,9 +247,12 @@ class EventIndex {
   /** The value of the scalar at event `i`, as js-yaml reads it. */
   private scalarText(i: number): string {
     const form = this.scalarForms[i] ?? 0;
+    const valueStart = this.starts[i] ?? -1;
+    // A scalar js-yaml marks `fast` is its text as written (what getScalarValue returns for it).
+    if ((form & 32) !== 0 && valueStart >= 0) return this.text.slice(valueStart, this.ends[i] ?? valueStart);
     const scalar = {
       type: E.SCALAR,
-      valueStart: this.starts[i] ?? -1,
+      valueStart,
       valueEnd: this.ends[i] ?? -1,
       anchorStart: -1,
       anchorEnd: -1,
@@ -323,10 +334,9 @@ class EventIndex {
 /** Splits an RFC 6901 pointer into unescaped segments. */
 export function splitPointer(pointer: string): string[] {
   if (pointer === '') return [];
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = pointer.slice(1).split('/');
+  if (!pointer.includes('~')) return segments;
+  return segments.map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 // ---------------------------------------------------------------------------------------------- slow path

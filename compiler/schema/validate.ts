@@ -1,7 +1,8 @@
-// Schema validation with ajv. Two compiled validators per kind: a fast one that stops at the first error
-// (the common, clean case), and an exhaustive one run only on documents that failed, whose errors are
-// translated into findings with stable codes and messages that name the field, the value and the expectation.
-// The exhaustive pass runs on a bounded copy (clip-for-report.ts), so its cost does not grow with the document.
+// Schema validation with ajv. Every document goes through a first-error validator compiled from the schema
+// split into one function per section (the common, clean case ends there). A document that fails is validated
+// again: exhaustively, on a bounded copy (clip-for-report.ts, so the cost does not grow with the document),
+// and its errors are translated into findings with stable codes and messages that name the field, the value
+// and the expectation. The validators of failing documents are compiled only when one fails.
 import { Code } from '../diagnostics/codes/code.js';
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
@@ -11,36 +12,95 @@ import { PolicyKind } from '../ir/rule-set.js';
 import { clipForReport } from './clip-for-report.js';
 import { RUNTIME_HOST_POLICY_SCHEMA, RUNTIME_POLICY_SCHEMA } from './policy-schema.js';
 
-interface Validators {
-  fast: ValidateFunction;
-  full: ValidateFunction;
-}
+/**
+ * A kind's validators, each compiled on first use: `check`, the first-error validator of the split schema
+ * (every document goes through it); `first`, the same on the schema as written, whose first error is the one a
+ * finding is made of when the exhaustive pass finds none; `full`, the exhaustive one. Only `check` runs on a
+ * document that passes.
+ */
+export class Validators {
+  private checkValidator: ValidateFunction | undefined;
+  private firstValidator: ValidateFunction | undefined;
+  private fullValidator: ValidateFunction | undefined;
 
-function createValidators(schema: object): Validators {
-  const options = { strict: true, strictRequired: false, formats: { int32: true } } as const;
-  return {
+  constructor(private readonly schema: SchemaObject) {}
+
+  get check(): ValidateFunction {
+    this.checkValidator ??= new Ajv({ ...AJV_OPTIONS, allErrors: false, inlineRefs: false }).compile(
+      splitSchema(this.schema),
+    );
+    return this.checkValidator;
+  }
+
+  get first(): ValidateFunction {
     // verbose: the first error is translated when the bounded exhaustive pass finds none.
-    fast: new Ajv({ ...options, allErrors: false, verbose: true }).compile(schema),
-    full: new Ajv({ ...options, allErrors: true, verbose: true }).compile(schema),
-  };
+    this.firstValidator ??= new Ajv({ ...AJV_OPTIONS, allErrors: false, verbose: true }).compile(this.schema);
+    return this.firstValidator;
+  }
+
+  get full(): ValidateFunction {
+    this.fullValidator ??= new Ajv({ ...AJV_OPTIONS, allErrors: true, verbose: true }).compile(this.schema);
+    return this.fullValidator;
+  }
 }
 
-let cache: Record<PolicyKind, Validators> | undefined;
-function validators(kind: PolicyKind): Validators {
-  cache ??= {
-    RuntimePolicy: createValidators(RUNTIME_POLICY_SCHEMA),
-    RuntimeHostPolicy: createValidators(RUNTIME_HOST_POLICY_SCHEMA),
-  };
-  return cache[kind];
+const AJV_OPTIONS = { strict: true, strictRequired: false, formats: { int32: true } } as const;
+
+/** A JSON Schema object, as far as splitting reads it. */
+type SchemaObject = { type?: unknown; properties?: Record<string, SchemaObject> } & Record<string, unknown>;
+
+/** True for the schema of a mapping or a list: worth a function of its own. */
+function isCollectionSchema(schema: SchemaObject | undefined): boolean {
+  return schema?.type === 'object' || schema?.type === 'array';
+}
+
+/**
+ * The same schema with every collection under `metadata` and `spec` moved to `$defs` and referenced. Compiled
+ * with `inlineRefs: false`, each becomes a function of its own: ajv otherwise makes one function of the whole
+ * schema, too large for V8 to optimise, and the split one runs several times faster. It accepts exactly what
+ * the schema as written accepts (a test holds them to it).
+ */
+export function splitSchema(schema: SchemaObject): SchemaObject {
+  const $defs: Record<string, SchemaObject> = {};
+  const properties: Record<string, SchemaObject> = { ...schema.properties };
+  for (const top of ['metadata', 'spec']) {
+    const node = properties[top];
+    if (node?.properties === undefined) continue;
+    const inner: Record<string, SchemaObject> = {};
+    for (const [name, child] of Object.entries(node.properties)) {
+      if (!isCollectionSchema(child)) {
+        inner[name] = child;
+        continue;
+      }
+      const def = `${top}_${name}`;
+      $defs[def] = child;
+      inner[name] = { $ref: `#/$defs/${def}` };
+    }
+    properties[top] = { ...node, properties: inner };
+  }
+  return { ...schema, properties, $defs };
+}
+
+const VALIDATORS: Record<PolicyKind, Validators> = {
+  RuntimePolicy: new Validators(RUNTIME_POLICY_SCHEMA),
+  RuntimeHostPolicy: new Validators(RUNTIME_HOST_POLICY_SCHEMA),
+};
+
+/** The validators of a kind (for the test that holds the split schema to the schema as written). */
+export function getSchemaValidators(kind: PolicyKind): Validators {
+  return VALIDATORS[kind];
 }
 
 /** Validates a policy object of the given kind against its schema; returns [] when valid. */
 export function validatePolicySchema(kind: PolicyKind, object: unknown): Finding[] {
-  const v = validators(kind);
-  if (v.fast(object)) return [];
-  const first = v.fast.errors?.[0];
-  v.full(clipForReport(object).value);
-  const findings = (v.full.errors ?? []).flatMap((e) => translateError(kind, e));
+  const v = VALIDATORS[kind];
+  if (v.check(object)) return [];
+  const firstPass = v.first;
+  firstPass(object);
+  const first = firstPass.errors?.[0];
+  const full = v.full;
+  full(clipForReport(object).value);
+  const findings = (full.errors ?? []).flatMap((e) => translateError(kind, e));
   if (findings.length === 0 && first !== undefined) findings.push(...translateError(kind, first));
   return dedupe(findings);
 }

@@ -3,17 +3,23 @@
 import { toYaml } from '../../emit/yaml-text.js';
 import type { Artifact, Backend, BackendInput, BackendOutput } from '../backend.js';
 import { createCrdManifests } from './crd-manifests.js';
-import { normalizePolicy, policyManifestPath } from './normalize-policy.js';
+import { emitNormalizedPolicy, policyManifestPath } from './normalize-policy.js';
+
+/** The CRDs' texts: built from the constant schemas, so once per process. */
+let crds: readonly Artifact[] | undefined;
+function crdTexts(): readonly Artifact[] {
+  crds ??= createCrdManifests().map((crd) => ({ path: `crds/${crd.fileName}`, content: toYaml(crd.object) }));
+  return crds;
+}
 
 export const crdBackend: Backend = {
   name: 'crd',
   description: 'CustomResourceDefinitions, normalized policy manifests and a kustomization.yaml',
   emit(input: BackendInput): BackendOutput {
     const artifacts: Artifact[] = [];
-    for (const crd of createCrdManifests())
-      artifacts.push({ path: `crds/${crd.fileName}`, content: toYaml(crd.object) });
+    for (const crd of crdTexts()) artifacts.push({ ...crd });
     const policies = input.documents
-      .map((d) => ({ path: policyManifestPath(d), content: toYaml(normalizePolicy(d)) }))
+      .map((d) => ({ path: policyManifestPath(d), content: emitNormalizedPolicy(d) }))
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     artifacts.push(...policies);
     const kustomization = {

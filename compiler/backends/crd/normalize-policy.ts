@@ -1,6 +1,7 @@
 // The normalized manifest of one policy: keys in schema order (maps sorted), metadata reduced to what the
 // policy owns, and defaults written out (booleans of rules, spec.severity), so a diff shows meaning, not style.
 import { fitFileName } from '../../emit/file-name.js';
+import { appendYamlCollection, isCollection, yamlKey, yamlScalar } from '../../emit/yaml-text.js';
 import { RUNTIME_HOST_POLICY_SCHEMA, RUNTIME_POLICY_SCHEMA } from '../../schema/policy-schema.js';
 import { DEFAULT_SEVERITY } from '../../lower/lower-policy.js';
 import type { PolicyDocument } from '../../model/policy-document.js';
@@ -30,6 +31,13 @@ function propertyNames(props: Record<string, SchemaNode>): readonly string[] {
   return names;
 }
 
+/** The number of own enumerable keys of an object, without listing them. */
+function countKeys(value: { [k: string]: Json }): number {
+  let n = 0;
+  for (const k in value) if (Object.hasOwn(value, k)) n++;
+  return n;
+}
+
 function order(value: Json, schema: SchemaNode | undefined, isRule: boolean): Json {
   if (Array.isArray(value)) {
     return value.map((v) => order(v, schema?.items, schema?.items?.properties !== undefined && isRule));
@@ -41,17 +49,26 @@ function order(value: Json, schema: SchemaNode | undefined, isRule: boolean): Js
     for (const k of Object.keys(value).sort()) out[k] = order(value[k] ?? null, undefined, false);
     return out;
   }
+  let known = 0;
   for (const k of propertyNames(props)) {
-    if (k in value) out[k] = order(value[k] ?? null, props[k], k.startsWith('match'));
-    else if (isRule && (EXPLICIT_FALSE as readonly string[]).includes(k)) out[k] = false;
+    if (k in value) {
+      out[k] = order(value[k] ?? null, props[k], k.startsWith('match'));
+      if (Object.hasOwn(value, k)) known++;
+    } else if (isRule && (EXPLICIT_FALSE as readonly string[]).includes(k)) out[k] = false;
   }
-  for (const k of Object.keys(value).sort())
-    if (!(k in out)) out[k] = order(value[k] ?? null, undefined, false);
+  // Keys the schema does not name (none in a schema-valid policy but for free-form maps) follow, sorted.
+  if (known < countKeys(value))
+    for (const k of Object.keys(value).sort())
+      if (!(k in out)) out[k] = order(value[k] ?? null, undefined, false);
   return out;
 }
 
-/** The normalized object of a policy document. */
-export function normalizePolicy(doc: PolicyDocument): Record<string, unknown> {
+/** The schema of a document's kind, its metadata and its spec (severity written out), as normalization reads them. */
+function readPolicy(doc: PolicyDocument): {
+  schema: SchemaNode;
+  metadata: { [k: string]: Json };
+  spec: { [k: string]: Json };
+} {
   const schema = (doc.kind === 'RuntimePolicy'
     ? RUNTIME_POLICY_SCHEMA
     : RUNTIME_HOST_POLICY_SCHEMA) as unknown as SchemaNode;
@@ -64,12 +81,133 @@ export function normalizePolicy(doc: PolicyDocument): Record<string, unknown> {
     if (v !== undefined && isObject(v) && Object.keys(v).length > 0) metadata[k] = order(v, undefined, false);
   }
   const spec = src.spec['severity'] === undefined ? { ...src.spec, severity: DEFAULT_SEVERITY } : src.spec;
+  return { schema, metadata, spec };
+}
+
+/** The normalized object of a policy document. */
+export function normalizePolicy(doc: PolicyDocument): Record<string, unknown> {
+  const { schema, metadata, spec } = readPolicy(doc);
   return {
     apiVersion: doc.object.apiVersion,
     kind: doc.kind,
     metadata,
     spec: order(spec, schema.properties?.['spec'], false),
   };
+}
+
+/** True when the normalized form of a collection has nothing in it (order() would give [] or {}). */
+function isNormalizedEmpty(
+  value: Json[] | { [k: string]: Json },
+  schema: SchemaNode | undefined,
+  isRule: boolean,
+) {
+  if (Array.isArray(value)) return value.length === 0;
+  const props = schema?.properties;
+  if (props !== undefined)
+    for (const k of propertyNames(props))
+      if (k in value || (isRule && (EXPLICIT_FALSE as readonly string[]).includes(k))) return false;
+  return countKeys(value) === 0;
+}
+
+/** Indentations (`n` spaces) and list item leads (`n` spaces and `- `), made once per width. */
+const indentations: string[] = [];
+const itemLeads: string[] = [];
+function spaces(n: number): string {
+  return (indentations[n] ??= ' '.repeat(n));
+}
+function itemLead(n: number): string {
+  return (itemLeads[n] ??= `${spaces(n)}- `);
+}
+
+/**
+ * Appends the YAML of order(value, schema, isRule), a non-empty collection, without building it: keys in schema
+ * order, rule booleans written out. What the schema does not describe (free-form maps, unnamed keys) goes
+ * through order() and the generic emitter, so the text is the same byte for byte.
+ */
+function appendOrdered(
+  out: string[],
+  value: Json[] | { [k: string]: Json },
+  schema: SchemaNode | undefined,
+  isRule: boolean,
+  indent: string,
+  lead: string,
+): void {
+  const inner = spaces(indent.length + 2);
+  let prefix = lead;
+  if (Array.isArray(value)) {
+    const items = schema?.items;
+    const itemRule = items?.properties !== undefined && isRule;
+    for (const item of value) {
+      if (isCollection(item) && !isNormalizedEmpty(item, items, itemRule))
+        appendOrdered(
+          out,
+          item,
+          items,
+          itemRule,
+          inner,
+          prefix === indent ? itemLead(indent.length) : `${prefix}- `,
+        );
+      else
+        out.push(
+          prefix,
+          '- ',
+          isCollection(item) ? (Array.isArray(item) ? '[]' : '{}') : yamlScalar(item),
+          '\n',
+        );
+      prefix = indent;
+    }
+    return;
+  }
+  const props = schema?.properties;
+  if (props === undefined) {
+    appendYamlCollection(out, order(value, schema, isRule) as { [k: string]: Json }, indent, lead);
+    return;
+  }
+  const start = out.length;
+  let known = 0;
+  for (const k of propertyNames(props)) {
+    let child: Json;
+    let childSchema: SchemaNode | undefined;
+    let childRule = false;
+    if (k in value) {
+      child = value[k] ?? null;
+      childSchema = props[k];
+      childRule = k.startsWith('match');
+      if (Object.hasOwn(value, k)) known++;
+    } else if (isRule && (EXPLICIT_FALSE as readonly string[]).includes(k)) child = false;
+    else continue;
+    out.push(prefix, yamlKey(k));
+    if (!isCollection(child)) out.push(': ', yamlScalar(child), '\n');
+    else if (isNormalizedEmpty(child, childSchema, childRule))
+      out.push(Array.isArray(child) ? ': []\n' : ': {}\n');
+    else {
+      out.push(':\n');
+      appendOrdered(out, child, childSchema, childRule, inner, inner);
+    }
+    prefix = indent;
+  }
+  // Keys the schema does not name: what was written is taken back, and order() places them.
+  if (known < countKeys(value)) {
+    out.length = start;
+    appendYamlCollection(out, order(value, schema, isRule) as { [k: string]: Json }, indent, lead);
+  }
+}
+
+/**
+ * The YAML text of a policy's normalized manifest: toYaml(normalizePolicy(doc)) byte for byte, written in one
+ * walk of the spec (a compile writes one per policy; the normalized copy of each spec is not built).
+ */
+export function emitNormalizedPolicy(doc: PolicyDocument): string {
+  const { schema, metadata, spec } = readPolicy(doc);
+  const out: string[] = [];
+  appendYamlCollection(out, { apiVersion: doc.object.apiVersion, kind: doc.kind, metadata }, '', '');
+  out.push(yamlKey('spec'));
+  if (isNormalizedEmpty(spec, schema.properties?.['spec'], false)) out.push(': {}\n');
+  else {
+    out.push(':\n');
+    appendOrdered(out, spec, schema.properties?.['spec'], false, '  ', '  ');
+  }
+  return out.join('');
 }
 
 /** The artifact path of a policy's normalized manifest. */

@@ -69,12 +69,44 @@ interface Entry {
   r: Rule;
 }
 
+/** The resource a rule names, as a string it already holds: rules that differ here never conflict. */
+function resourceOf(r: Rule): string {
+  const m = r.matcher;
+  switch (m.kind) {
+    case 'path':
+      return m.path;
+    case 'execname':
+      return m.name;
+    case 'directory':
+      return m.dir;
+    case 'pattern':
+      return m.pattern;
+    case 'protocol':
+      return m.protocol;
+    case 'capability':
+      return m.capability;
+    case 'address':
+      return m.cidr;
+  }
+}
+
 export const checkConflictingRules: CrossRule = (policies) => {
+  // Most rules name a resource no other rule names: count the rules per resource first (nothing to build),
+  // and build the full key only for rules that share their resource with another.
+  const perResource = new Map<string, number>();
+  for (const p of policies) {
+    for (const r of p.policy.rules) {
+      const resource = resourceOf(r);
+      perResource.set(resource, (perResource.get(resource) ?? 0) + 1);
+    }
+  }
   // Group by matcher and by coarse target (namespace, or node labels): overlap is only possible inside a group.
   const groups = new Map<string, Entry[]>();
   for (const p of policies) {
-    const tk = p.policy.target.kind === 'host' ? 'host' : targetKey(p.policy.target);
+    let tk: string | undefined;
     for (const r of p.policy.rules) {
+      if ((perResource.get(resourceOf(r)) ?? 0) < 2) continue;
+      tk ??= p.policy.target.kind === 'host' ? 'host' : targetKey(p.policy.target);
       const key = `${tk}\u0000${matcherKey(r)}`;
       let g = groups.get(key);
       if (g === undefined) groups.set(key, (g = []));

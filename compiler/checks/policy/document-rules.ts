@@ -41,9 +41,12 @@ function sectionOf(policy: PolicyObject, name: string): SectionLike | undefined 
   return s !== null && typeof s === 'object' ? (s as SectionLike) : undefined;
 }
 
-function listOf(section: SectionLike | undefined, list: string): RuleLike[] {
+/** The rules of an absent list (read only). */
+const NO_RULES: readonly RuleLike[] = [];
+
+function listOf(section: SectionLike | undefined, list: string): readonly RuleLike[] {
   const l = section?.[list];
-  return Array.isArray(l) ? (l as RuleLike[]) : [];
+  return Array.isArray(l) ? (l as RuleLike[]) : NO_RULES;
 }
 
 const checkNames: DocumentRule = (p) => {
@@ -73,20 +76,9 @@ const checkNames: DocumentRule = (p) => {
   return out;
 };
 
-/** One list of rules in a spec, with its pointer and its section. */
-interface RuleList {
-  pointer: string;
-  section: SectionLike;
-  rules: RuleLike[];
-}
-
 /** Every list of rules a spec can have, in order: its section, its list and its pointer (made once). */
 const RULE_LIST_PLACES: ReadonlyArray<{ section: string; list: string; pointer: string }> = [
-  ...RULE_LISTS.map((ls) => ({
-    section: ls.section,
-    list: ls.list,
-    pointer: `/spec/${ls.section}/${ls.list}`,
-  })),
+  ...RULE_LISTS.map((ls) => ({ section: ls.section, list: ls.list, pointer: ls.pointer })),
   ...['matchSyscalls', 'matchPaths'].map((list) => ({
     section: 'syscalls',
     list,
@@ -96,32 +88,24 @@ const RULE_LIST_PLACES: ReadonlyArray<{ section: string; list: string; pointer: 
   { section: 'device', list: 'matchDevice', pointer: '/spec/device/matchDevice' },
 ];
 
-/** Every list of rules in a spec whose section is present, with its pointer and its section. */
-function allRuleLists(p: PolicyObject): RuleList[] {
-  const out: RuleList[] = [];
-  for (const place of RULE_LIST_PLACES) {
-    const section = sectionOf(p, place.section);
-    if (section !== undefined)
-      out.push({ pointer: place.pointer, section, rules: listOf(section, place.list) });
-  }
-  return out;
-}
-
 const checkActions: DocumentRule = (p) => {
   const out: Finding[] = [];
-  for (const { pointer, section, rules } of allRuleLists(p)) {
-    rules.forEach((r, i) => {
-      if (resolveAction(r, section, p.spec) === undefined) {
-        out.push(
-          f(
-            Code.missingAction,
-            'error',
-            `${pointer}/${i}`,
-            `${pointer.slice(1).replace(/\//g, '.')}[${i}]: the rule has no action; set action (Block, Audit or Allow) on the rule, on its section or on spec`,
-          ),
-        );
-      }
-    });
+  for (const place of RULE_LIST_PLACES) {
+    const section = sectionOf(p, place.section);
+    if (section === undefined) continue;
+    const rules = listOf(section, place.list);
+    for (let i = 0; i < rules.length; i++) {
+      if (resolveAction(rules[i], section, p.spec) !== undefined) continue;
+      const { pointer } = place;
+      out.push(
+        f(
+          Code.missingAction,
+          'error',
+          `${pointer}/${i}`,
+          `${pointer.slice(1).replace(/\//g, '.')}[${i}]: the rule has no action; set action (Block, Audit or Allow) on the rule, on its section or on spec`,
+        ),
+      );
+    }
   }
   const presets = p.spec['presets'];
   if (Array.isArray(presets)) {
@@ -198,7 +182,7 @@ const checkSyscallSources: DocumentRule = (p) => {
 
 const checkEmpty: DocumentRule = (p) => {
   let count = 0;
-  for (const { rules } of allRuleLists(p)) count += rules.length;
+  for (const place of RULE_LIST_PLACES) count += listOf(sectionOf(p, place.section), place.list).length;
   const presets = p.spec['presets'];
   if (Array.isArray(presets)) count += presets.length;
   if (typeof p.spec['apparmor'] === 'string' && p.spec['apparmor'] !== '') count++;

@@ -8,21 +8,24 @@ import type { DocumentRule } from './document-rules.js';
 /** Warns about every rule of any list whose `fromSource` is null or an empty list. */
 export const checkEmptyFromSource: DocumentRule = (p) => {
   const out: Finding[] = [];
-  for (const [sectionName, section] of Object.entries(p.spec)) {
-    if (!isRecord(section)) continue;
-    for (const [listName, list] of Object.entries(section)) {
-      if (!Array.isArray(list)) continue;
-      list.forEach((rule: unknown, i) => {
-        if (!isRecord(rule) || !('fromSource' in rule)) return;
+  for (const sectionName in p.spec) {
+    const section = p.spec[sectionName];
+    if (!Object.hasOwn(p.spec, sectionName) || !isRecord(section)) continue;
+    for (const listName in section) {
+      const list = section[listName];
+      if (!Object.hasOwn(section, listName) || !Array.isArray(list)) continue;
+      for (let i = 0; i < list.length; i++) {
+        const rule: unknown = list[i];
+        if (!isRecord(rule) || !('fromSource' in rule)) continue;
         const s = rule['fromSource'];
-        if (s !== null && !(Array.isArray(s) && s.length === 0)) return;
+        if (s !== null && !(Array.isArray(s) && s.length === 0)) continue;
         out.push({
           code: Code.emptyFromSource,
           severity: 'warning',
           pointer: `/spec/${sectionName}/${listName}/${i}/fromSource`,
           message: `spec.${sectionName}.${listName}[${i}].fromSource: empty (${s === null ? 'no value' : '[]'}); read as no source restriction, so the rule applies to every executable. Remove the key or list the executables`,
         });
-      });
+      }
     }
   }
   return out;

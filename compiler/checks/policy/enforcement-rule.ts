@@ -8,15 +8,21 @@ import type { PolicyDocument } from '../../model/policy-document.js';
 import type { CheckContext } from '../document-checker.js';
 import { KNOWN_PRESETS } from './document-rules.js';
 
+function isKnown(preset: { name: string }): boolean {
+  return (KNOWN_PRESETS as readonly string[]).includes(preset.name);
+}
+
 /** RT3016/RT3018 findings of one policy object (errors for the targets of `context.requireEnforced`). */
 export function checkEnforcement(kind: PolicyKind, object: unknown, context: CheckContext): Finding[] {
   const doc = { kind, object, file: '', index: 0, line: 1 } as PolicyDocument;
   // The lowering stage takes this over (lowerPolicyOnce) instead of walking the document again.
   const policy = lowerPolicyForChecks(doc, { withoutPositions: context.withoutPositions === true });
   // An unknown preset already has its warning (RT3013).
-  const presets = policy.presets.filter((p) => (KNOWN_PRESETS as readonly string[]).includes(p.name));
+  const checked = policy.presets.every(isKnown)
+    ? policy
+    : { ...policy, presets: policy.presets.filter(isKnown) };
   return findEnforcementGaps(
-    { ...policy, presets },
+    checked,
     context.requireEnforced === undefined ? {} : { requireEnforced: context.requireEnforced },
   );
 }

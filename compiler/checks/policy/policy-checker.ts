@@ -41,9 +41,9 @@ export const policyChecker: DocumentChecker = {
     const schemaFindings = validatePolicySchema(o.kind, object);
     if (schemaFindings.length > 0) return schemaFindings;
     const policy = object as PolicyObject;
-    return [
-      ...DOCUMENT_RULES.flatMap((rule) => rule(policy, o.kind as PolicyKind)),
-      ...checkEnforcement(o.kind, object, context),
-    ];
+    const findings: Finding[] = [];
+    for (const rule of DOCUMENT_RULES) for (const f of rule(policy, o.kind)) findings.push(f);
+    for (const f of checkEnforcement(o.kind, object, context)) findings.push(f);
+    return findings;
   },
 };

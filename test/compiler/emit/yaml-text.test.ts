@@ -64,7 +64,78 @@ const value = fc.letrec((tie) => ({
   ),
 })).node;
 
+/**
+ * The emitter as it was before it built one string (lines in arrays, a list item's first line sliced from its
+ * collection's lines): the oracle the faster emitter must match byte for byte.
+ */
+function referenceToYaml(value: unknown): string {
+  const scalar = (v: unknown): string => {
+    if (v === null || v === undefined) return 'null';
+    if (typeof v === 'string') return yamlString(v);
+    if (typeof v === 'boolean') return v ? 'true' : 'false';
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return Number.isNaN(v) ? '.nan' : v > 0 ? '.inf' : '-.inf';
+      return String(v);
+    }
+    return 'null';
+  };
+  const isCollection = (v: unknown): v is Record<string, unknown> | unknown[] =>
+    typeof v === 'object' && v !== null;
+  const isEmpty = (v: Record<string, unknown> | unknown[]): boolean =>
+    Array.isArray(v) ? v.length === 0 : Object.keys(v).length === 0;
+  const write = (out: string[], v: unknown, indent: string): void => {
+    if (Array.isArray(v)) {
+      for (const item of v) {
+        if (isCollection(item) && !isEmpty(item)) {
+          const inner: string[] = [];
+          write(inner, item, `${indent}  `);
+          out.push(`${indent}- ${(inner[0] ?? '').slice(indent.length + 2)}`);
+          for (let i = 1; i < inner.length; i++) out.push(inner[i] ?? '');
+        } else {
+          out.push(`${indent}- ${isCollection(item) ? (Array.isArray(item) ? '[]' : '{}') : scalar(item)}`);
+        }
+      }
+      return;
+    }
+    for (const [k, child] of Object.entries(v as Record<string, unknown>)) {
+      if (child === undefined) continue;
+      if (isCollection(child)) {
+        if (isEmpty(child)) out.push(`${indent}${yamlString(k)}: ${Array.isArray(child) ? '[]' : '{}'}`);
+        else {
+          out.push(`${indent}${yamlString(k)}:`);
+          write(out, child, `${indent}  `);
+        }
+      } else out.push(`${indent}${yamlString(k)}: ${scalar(child)}`);
+    }
+  };
+  if (!isCollection(value)) return `${scalar(value)}\n`;
+  if (isEmpty(value)) return Array.isArray(value) ? '[]\n' : '{}\n';
+  const out: string[] = [];
+  write(out, value, '');
+  return `${out.join('\n')}\n`;
+}
+
 describe('YAML emitter', () => {
+  it('emits byte for byte what the line-array emitter emitted (undefined values included)', () => {
+    const withUndefined = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small' },
+        value,
+        fc.constant(undefined),
+        fc.array(tie('node'), { maxLength: 4 }),
+        fc.dictionary(trickyString, tie('node'), { maxKeys: 4 }),
+      ),
+    })).node;
+    fc.assert(
+      fc.property(withUndefined, (v) => {
+        assert.equal(toYaml(v), referenceToYaml(v));
+      }),
+      { numRuns: 3000 },
+    );
+    for (const v of [{ a: undefined }, [{ a: undefined }, 1], { b: [[[1, 2], []], { c: { d: undefined } }] }])
+      assert.equal(toYaml(v), referenceToYaml(v));
+  });
+
   it('round-trips any JSON value through js-yaml and yaml', () => {
     fc.assert(
       fc.property(fc.dictionary(trickyString, value, { maxKeys: 5 }), (v) => {
