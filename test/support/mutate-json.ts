@@ -1,6 +1,7 @@
 // Random mutations of JSON values for differential tests: a field removed, replaced by another value, or an
 // unknown field (or list item) added, at a node chosen among all nodes of the value.
 import fc from 'fast-check';
+import './property-seed.js';
 
 type Key = string | number;
 
