@@ -131,6 +131,11 @@ export interface DataPlaneStats {
    * mode or owner, for which the kernel stopped asking until the next state. Absent on other planes.
    */
   ignoreMarks?: number;
+  /**
+   * Ignore marks not set because the file could be renamed or hard-linked, from a writable mount, to a name
+   * the rules decide differently (fanotify; docs/enforcer.md "Ignore marks").
+   */
+  ignoreRenamable?: number;
 }
 
 /** A kernel data plane. One instance per node; the control plane owns its lifecycle. */

@@ -82,7 +82,7 @@ function standInHelper(socketPath: string): Promise<{
         buf = buf.subarray(nl + 1);
         if (cmd === 'STATUS')
           c.write(
-            `{"t":"status","generation":${generation},"decisions":0,"cacheHits":0,"reported":0,"dropped":0,"denied":0,"ignoreMarks":0,"ignoreFlushes":0,"ignoreFailed":0,"ignoreSupported":true,"pid":${process.pid},"workloads":[{"key":"host","mounts":1}]}\n`,
+            `{"t":"status","generation":${generation},"decisions":0,"cacheHits":0,"reported":0,"dropped":0,"denied":0,"ignoreMarks":0,"ignoreFlushes":0,"ignoreFailed":0,"ignoreRenamable":0,"ignoreSupported":true,"pid":${process.pid},"workloads":[{"key":"host","mounts":1}]}\n`,
           );
         else if (cmd === 'EVENTS') events = c;
         else if (cmd.startsWith('ACK ')) acked = Math.max(acked, Number(cmd.slice(4)));

@@ -72,6 +72,8 @@ interface HelperStatus {
   ignoreMarks: number;
   ignoreFlushes: number;
   ignoreFailed: number;
+  /** Marks not set: the file could be renamed or linked to a name decided differently (a writable mount). */
+  ignoreRenamable: number;
   ignoreSupported: boolean;
   pid: number;
   workloads: { key: string; mounts: number }[];
@@ -315,6 +317,7 @@ export function createFanotifyPlane(options: FanotifyPlaneOptions): DataPlane {
         dropped: s.dropped,
         workloads: s.workloads.length,
         ignoreMarks: s.ignoreMarks,
+        ignoreRenamable: s.ignoreRenamable,
       };
     },
     async stop({ keepEnforcing }) {

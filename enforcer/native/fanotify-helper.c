@@ -32,6 +32,7 @@
 #include <sys/fanotify.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -63,6 +64,7 @@ struct workload {
   uint64_t *set;
   int allow_mask;
   int scoped_mask; /* rt_scoped_allow_mask() */
+  int non_allow_mask; /* rt_non_allow_mask() */
   uint32_t mask; /* fanotify events marked */
   int nmounts;
   struct mount_mark mounts[MAX_MOUNTS];
@@ -109,6 +111,8 @@ static uint64_t *ev_end;
 static uint64_t n_decisions, n_cache_hits, n_reported, n_dropped, n_denied, last_dropped_sent;
 /* Inode ignore marks (docs/enforcer.md "Ignore marks"): set, flushed with every state, failed to set. */
 static uint64_t n_ignore_marks, n_ignore_flushes, n_ignore_failed;
+/* Marks not set because the file could be renamed or linked to a name decided differently (maybe_ignore). */
+static uint64_t n_ignore_renamable;
 static int ignore_flags; /* fanotify_mark flags for an ignore mark; 0 when the kernel has none usable */
 static pid_t self_pid;
 static volatile sig_atomic_t stop_requested;
@@ -587,6 +591,7 @@ static const char *apply_state(const char *payload, size_t len, char *err, size_
     }
     w->allow_mask = rt_allow_mask(&s->table, w->set);
     w->scoped_mask = rt_scoped_allow_mask(&s->table, w->set);
+    w->non_allow_mask = rt_non_allow_mask(&s->table, w->set);
     w->mask = workload_mask(&s->table, w);
     s->nw++;
   }
@@ -778,14 +783,32 @@ static int only_marked_reach(int mnt_id, dev_t dev, uint32_t event) {
   return 1;
 }
 
+/* 1 when the answer for class `cls` is "allow without alert" whatever the file's name: no rule of the class
+ * but Allow rules, and the class neither least-permissive nor scoped for some source. */
+static int name_free(const struct workload *w, int cls) {
+  return !(((w->non_allow_mask | w->allow_mask | w->scoped_mask) >> cls) & 1);
+}
+
 /* After an "allow without alert": when no actor, access mode, owner or terminal could change that answer
  * for this workload, and no other marked mount reaches the inode, the kernel stops asking for it until the
- * state changes (the mark is flushed) or the inode leaves the cache (evictable: the mark never pins it). A
- * file with more than one name is left out: its other name may decide differently. */
+ * state changes (the mark is flushed) or the inode leaves the cache (evictable: the mark never pins it).
+ * A mark is on the inode, not on the name: a rename or a new hard link would give the file a name the rules
+ * may decide differently, and the kernel tells nobody before the next open. So the file must have one name
+ * and keep it: either its answer does not depend on the name (name_free), or the mount it is opened through
+ * is read-only, where the workload can neither rename nor link it. */
 static void maybe_ignore(int fd, const struct workload *w, int cls, const struct statx *sx, const char *path) {
   if (ignore_flags == 0 || sx->stx_nlink != 1 || !S_ISREG(sx->stx_mode)) return;
   uint32_t event = cls == RT_CLASS_PROCESS ? FAN_OPEN_EXEC_PERM : FAN_OPEN_PERM;
   if (!rt_ignorable(&cur->table, w->set, w->allow_mask, w->scoped_mask, cls, path)) return;
+  /* An exec's mark also silences the File decision of its own open (below): both answers must hold. */
+  int file_too = cls == RT_CLASS_PROCESS && (w->mask & FAN_OPEN_PERM);
+  if (!name_free(w, cls) || (file_too && !name_free(w, RT_CLASS_FILE))) {
+    struct statvfs v;
+    if (fstatvfs(fd, &v) != 0 || !(v.f_flag & ST_RDONLY)) {
+      n_ignore_renamable++;
+      return;
+    }
+  }
   /* An exec's own open (FAN_OPEN_PERM) is told from a plain open only by the exec event just before it
    * (pending_exec); with the exec event silenced it would be decided as a File open, and denied where the
    * File class is least-permissive. So the exec event is silenced only where that File answer is also
@@ -938,9 +961,10 @@ static void send_status(struct client *c) {
   sb_printf(&b,
             "{\"t\":\"status\",\"generation\":%" PRIu64 ",\"decisions\":%" PRIu64 ",\"cacheHits\":%" PRIu64
             ",\"reported\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"denied\":%" PRIu64 ",\"ignoreMarks\":%" PRIu64
-            ",\"ignoreFlushes\":%" PRIu64 ",\"ignoreFailed\":%" PRIu64 ",\"ignoreSupported\":%s,\"pid\":%d,\"workloads\":[",
+            ",\"ignoreFlushes\":%" PRIu64 ",\"ignoreFailed\":%" PRIu64 ",\"ignoreRenamable\":%" PRIu64
+            ",\"ignoreSupported\":%s,\"pid\":%d,\"workloads\":[",
             cur ? cur->generation : 0, n_decisions, n_cache_hits, n_reported, n_dropped, n_denied, n_ignore_marks,
-            n_ignore_flushes, n_ignore_failed, ignore_flags ? "true" : "false", (int)self_pid);
+            n_ignore_flushes, n_ignore_failed, n_ignore_renamable, ignore_flags ? "true" : "false", (int)self_pid);
   for (int i = 0; cur && i < cur->nw; i++) {
     if (i) sb_add(&b, ",", 1);
     sb_printf(&b, "{\"key\":");

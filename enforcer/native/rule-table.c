@@ -380,6 +380,16 @@ int rt_scoped_allow_mask(const struct rule_table *t, const uint64_t *set) {
   return mask;
 }
 
+int rt_non_allow_mask(const struct rule_table *t, const uint64_t *set) {
+  int mask = 0;
+  for (uint32_t r = 0; r < t->rule_count; r++) {
+    const uint8_t *rule = rt_rule(t, r);
+    if (rule[RUL(action)] == RT_ACTION_ALLOW || !in_set(set, u32at(rule + RUL(policy)))) continue;
+    if (rule[RUL(cls)] < 8) mask |= 1 << rule[RUL(cls)];
+  }
+  return mask;
+}
+
 /* Any candidate rule of the set on this list that matches the path (whatever the facts) and is not an Allow
  * rule: the decision may then differ between actors, modes or owners. */
 static int list_has_non_allow(const struct rule_table *t, const uint8_t *node, const uint64_t *set, int kind,

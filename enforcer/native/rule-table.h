@@ -50,6 +50,10 @@ void rt_decide(const struct rule_table *t, const struct lookup *in, struct decis
 /* Per-workload fact: bit c set when an Allow rule of class c scoped by fromSource is in the set (such a rule
  * puts class c in least-permissive mode for its sources, whatever the path). */
 int rt_scoped_allow_mask(const struct rule_table *t, const uint64_t *set);
+/* Per-workload fact: bit c set when a rule of class c other than an Allow rule is in the set. Without one
+ * (and with class c neither least-permissive nor scoped), every path of class c is allowed without alert:
+ * the answer does not depend on the name a file is opened by. */
+int rt_non_allow_mask(const struct rule_table *t, const uint64_t *set);
 /* 1 when the decision for (class, resource) under the policy set is "allow without alert" for every actor,
  * access mode, owner and terminal: no candidate rule of the set other than Allow rules can match the path
  * under any facts, and the class is not least-permissive (allow_mask) nor can be for some source
