@@ -1,6 +1,9 @@
 // Benchmark of the fanotify data plane on a real container (containerd + runc + busybox), printing JSON:
 //  - open()+close() and exec loops inside a container with 1 000 rules loaded, against the same loops with
-//    no enforcer, in the same run (ratios);
+//    no enforcer, in the same run (ratios): `openClose` opens a file of the container's writable root file
+//    system, which is asked for at every open (the workload could rename it to a ruled name, so the kernel
+//    is never told to stop asking); `openCloseReadOnly` opens a file on a read-only mount, which the plane
+//    marks after its first "allow without alert" (docs/enforcer.md "Ignore marks");
 //  - policy-change-to-enforced latency through `rtctl enforcer run` over a policy directory: 20 changes, each
 //    until a probe open in the container's mount gets the new answer (every sample, and the p99);
 //  - alerts per second through the plane with an Audit rule, and the count of events lost unreported, from
@@ -199,14 +202,19 @@ async function main(): Promise<void> {
   const cd = await startContainerd();
   let plane: DataPlane | undefined;
   try {
+    const roDir = join(work, 'ro');
+    mkdirSync(roDir);
+    writeFileSync(join(roDir, 'hello.txt'), 'hello from a read-only mount\n');
     const c: TestContainer = await cd.runContainer({
       id: 'bench-c',
       pod: 'bench-1',
       namespace: 'bench',
       container: 'bench',
       labels: { app: 'bench' },
+      mounts: [{ source: roDir, destination: '/ro' }],
     });
     const openBody = ': < /data/hello.txt';
+    const openReadOnlyBody = ': < /ro/hello.txt';
     const execBody = '/bin/true';
     const floodScript = generatorScript(openBody, ALERT_LOOPS, generators);
 
@@ -237,8 +245,16 @@ async function main(): Promise<void> {
       1,
     );
     const times = {
-      baseline: { openClose: new LoopTimes(OPEN_LOOPS), exec: new LoopTimes(EXEC_LOOPS) },
-      enforced: { openClose: new LoopTimes(OPEN_LOOPS), exec: new LoopTimes(EXEC_LOOPS) },
+      baseline: {
+        openClose: new LoopTimes(OPEN_LOOPS),
+        openCloseReadOnly: new LoopTimes(OPEN_LOOPS),
+        exec: new LoopTimes(EXEC_LOOPS),
+      },
+      enforced: {
+        openClose: new LoopTimes(OPEN_LOOPS),
+        openCloseReadOnly: new LoopTimes(OPEN_LOOPS),
+        exec: new LoopTimes(EXEC_LOOPS),
+      },
     };
     let applyMs = 0;
     let baselineDecisions = 0;
@@ -249,6 +265,7 @@ async function main(): Promise<void> {
       await plane.apply({ generation: ++generation, table: node.state.table, workloads: [] });
       const b0 = await plane.stats();
       await times.baseline.openClose.measure(cd, c.id, openBody);
+      await times.baseline.openCloseReadOnly.measure(cd, c.id, openReadOnlyBody);
       await times.baseline.exec.measure(cd, c.id, execBody);
       const b1 = await plane.stats();
       baselineDecisions += b1.decisions - b0.decisions;
@@ -257,6 +274,7 @@ async function main(): Promise<void> {
       applyMs = Math.max(applyMs, Number(process.hrtime.bigint() - applyStart) / 1e6);
       const e0 = await plane.stats();
       await times.enforced.openClose.measure(cd, c.id, openBody);
+      await times.enforced.openCloseReadOnly.measure(cd, c.id, openReadOnlyBody);
       await times.enforced.exec.measure(cd, c.id, execBody);
       const e1 = await plane.stats();
       enforcedDecisions += e1.decisions - e0.decisions;
@@ -264,10 +282,12 @@ async function main(): Promise<void> {
     }
     const baseline = {
       openCloseMicros: times.baseline.openClose.micros(),
+      openCloseReadOnlyMicros: times.baseline.openCloseReadOnly.micros(),
       execMicros: times.baseline.exec.micros(),
     };
     const enforced = {
       openCloseMicros: times.enforced.openClose.micros(),
+      openCloseReadOnlyMicros: times.enforced.openCloseReadOnly.micros(),
       execMicros: times.enforced.exec.micros(),
     };
 
@@ -509,6 +529,7 @@ async function main(): Promise<void> {
       enforced,
       ratios: {
         openClose: enforced.openCloseMicros / baseline.openCloseMicros,
+        openCloseReadOnly: enforced.openCloseReadOnlyMicros / baseline.openCloseReadOnlyMicros,
         exec: enforced.execMicros / baseline.execMicros,
       },
       decisions: enforcedDecisions,
