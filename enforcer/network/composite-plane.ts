@@ -62,12 +62,14 @@ export class CompositePlane implements DataPlane {
 
   async stats(): Promise<DataPlaneStats> {
     const all = await Promise.all(this.planes.map((p) => p.stats()));
+    const hostIsolation = all.find((s) => s.hostIsolation !== undefined)?.hostIsolation;
     return {
       decisions: all.reduce((n, s) => n + s.decisions, 0),
       cacheHits: all.reduce((n, s) => n + s.cacheHits, 0),
       reported: all.reduce((n, s) => n + s.reported, 0),
       dropped: all.reduce((n, s) => n + s.dropped, 0),
       workloads: all[0]?.workloads ?? 0,
+      ...(hostIsolation === undefined ? {} : { hostIsolation }),
     };
   }
 

@@ -15,13 +15,27 @@ export class Worker {
   private readonly lines: Interface;
   private readonly waiting: ((line: string) => void)[] = [];
 
-  /** `netns`: run in that named network namespace; absent: in a new one of its own (only `lo`, down). */
-  constructor(cgroupDir: string, netns?: string) {
+  /**
+   * `netns`: run in that named network namespace; absent: in a new one of its own (only `lo`, down).
+   * `pidns`: also in a new pid namespace of its own (as a container's process is); the shell that starts it
+   * enters the cgroup first, so the forked worker is born there.
+   */
+  constructor(cgroupDir: string, netns?: string, options: { pidns?: boolean } = {}) {
     const argv = netns === undefined ? ['unshare', '-n'] : ['ip', 'netns', 'exec', netns];
-    this.child = spawn(argv[0] ?? 'unshare', [...argv.slice(1), 'python3', WORKER], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    writeFileSync(join(cgroupDir, 'cgroup.procs'), String(this.child.pid));
+    if (options.pidns === true) {
+      const inner =
+        netns === undefined ? ['-p', '-f', '--kill-child'] : ['unshare', '-p', '-f', '--kill-child'];
+      this.child = spawn(
+        'sh',
+        ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroupDir, ...argv, ...inner, 'python3', WORKER],
+        { stdio: ['pipe', 'pipe', 'pipe'] },
+      );
+    } else {
+      this.child = spawn(argv[0] ?? 'unshare', [...argv.slice(1), 'python3', WORKER], {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      writeFileSync(join(cgroupDir, 'cgroup.procs'), String(this.child.pid));
+    }
     this.lines = createInterface({ input: this.child.stdout });
     this.lines.on('line', (l) => this.waiting.shift()?.(l));
   }
