@@ -222,6 +222,14 @@ export class NetworkPlane implements DataPlane {
       );
     if (this.hostIsolation === 'registration-only' && this.options.hostCgroup !== undefined)
       this.options.warn?.(HOST_ISOLATION_WINDOW);
+    if (this.options.hostCgroup !== undefined && this.options.hostPidNamespace === undefined) {
+      // More than one pid in NSpid: this process is in a nested pid namespace, not the host's.
+      const nspid = /^NSpid:\s*(.*)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '';
+      if (nspid.trim().split(/\s+/).length > 1)
+        this.options.warn?.(
+          'the enforcer is not in the initial pid namespace (run it with hostPID: true): host network rules apply only to processes of its own pid namespace',
+        );
+    }
     if (this.resumed && existsSync(this.recordPath)) {
       this.state = JSON.parse(readFileSync(this.recordPath, 'utf8')) as Recorded;
     }

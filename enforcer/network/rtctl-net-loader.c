@@ -131,6 +131,13 @@ static int open_state(const char *object, int *resumed, int *pidns, char *err, s
 		for (int i = 0; i < NMAPS; i++) {
 			pin_path(path, sizeof(path), "map", map_names[i]);
 			map_fds[i] = bpf_obj_get(path);
+			if (map_fds[i] < 0 && errno == ENOENT) {
+				/* Pins of an older loader, whose programs lack this map: they cannot be resumed. */
+				snprintf(err, errn, "%s holds the programs of an older rtctl-net-loader (no %s): release them "
+					 "(rtctl enforcer stop, or remove the folder) so that this one loads its own",
+					 pin_dir, map_names[i]);
+				return -1;
+			}
 			if (map_fds[i] < 0) { snprintf(err, errn, "open pinned %s: %s", path, strerror(errno)); return -1; }
 		}
 		for (int i = 0; i < NPROGS; i++) {

@@ -237,6 +237,26 @@ describe('cgroup network plane: host rules never decide a container not register
     assert.equal(again.hostIsolation, 'registration-only');
   });
 
+  it('refuses pins of an older loader (programs without rtn_config) with an error naming the folder', async () => {
+    const first = await startPlane('net-old');
+    await first.stop({ keepEnforcing: true });
+    planes.splice(planes.indexOf(first), 1);
+    // What an older loader left: the same pins, without the config map.
+    rmSync(join(bpffs, 'net-old', 'map_rtn_config'));
+    const again = new NetworkPlane({
+      loaderPath: LOADER,
+      objectPath: OBJECT,
+      pinDir: join(bpffs, 'net-old'),
+      stateDir: work,
+      hostCgroup: cgHost,
+    });
+    await assert.rejects(
+      again.start(),
+      /net-old holds the programs of an older rtctl-net-loader \(no rtn_config\)/,
+    );
+    rmSync(join(bpffs, 'net-old'), { recursive: true });
+  });
+
   it('reads the pid namespace as the kernel helper compares it (nsfs device in the kernel dev_t encoding)', () => {
     const ns = readNamespaceId('/proc/self/ns/pid');
     const link = execFileSync('readlink', ['/proc/self/ns/pid'], { encoding: 'utf8' }).trim();
