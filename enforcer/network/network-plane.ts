@@ -4,7 +4,8 @@
 // writes the new state under fresh workload ids (two id halves, by generation), then points each workload's
 // cgroup at its new id in one map update, then deletes the old entries: a workload is decided wholly by the
 // old or wholly by the new state. Block returns EPERM to the caller (the cgroup hooks cannot choose). The host
-// workload takes only processes of the host's pid namespace (rtn_config), checked in the kernel where it can be.
+// workload takes no process of a container (outside the host's pid namespace, in its user namespace: rtn_config),
+// checked in the kernel where it can be.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, readFileSync, readlinkSync, statSync, statfsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -56,18 +57,20 @@ export interface NetworkPlaneOptions {
    */
   cgroupRoot?: string;
   /**
-   * The host's pid namespace, as a path to its nsfs file (default `/proc/self/ns/pid`: the enforcer runs in
-   * the host pid namespace, `hostPID: true` in the DaemonSet). Processes outside it are never decided by the
-   * host workload (see hostIsolation).
+   * Where the host's namespaces are (`pid` and `user` below it; default `/proc/self/ns`: the enforcer runs in
+   * the host pid namespace, `hostPID: true` in the DaemonSet). A process outside the host's pid namespace and
+   * in its user namespace (a container's) is never decided by the host workload (see hostIsolation).
    */
-  hostPidNamespace?: string;
+  hostNamespaces?: string;
   /** Told what the operator should know (a bpffs the loader had to mount, host rules the kernel cannot fence). */
   warn?: (message: string) => void;
 }
 
 /**
  * How host rules are kept off containers. `pid-namespace`: in the kernel, a process outside the host's pid
- * namespace is never decided by the host workload, so a container started since the last poll is not either.
+ * namespace (and in the host's user namespace: one that made a user namespace of its own, as an unprivileged
+ * user may, stays a host process) is never decided by the host workload, so a container started since the last
+ * poll is not either.
  * `registration-only` (kernels before 6.10 refuse bpf_get_ns_current_pid_tgid to cgroup programs): only the
  * registration of each container does, so until the next apply a new container is decided by host rules.
  */
@@ -222,7 +225,7 @@ export class NetworkPlane implements DataPlane {
       );
     if (this.hostIsolation === 'registration-only' && this.options.hostCgroup !== undefined)
       this.options.warn?.(HOST_ISOLATION_WINDOW);
-    if (this.options.hostCgroup !== undefined && this.options.hostPidNamespace === undefined) {
+    if (this.options.hostCgroup !== undefined && this.options.hostNamespaces === undefined) {
       // More than one pid in NSpid: this process is in a nested pid namespace, not the host's.
       const nspid = /^NSpid:\s*(.*)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '';
       if (nspid.trim().split(/\s+/).length > 1)
@@ -334,13 +337,15 @@ export class NetworkPlane implements DataPlane {
     // Before any host workload is registered: the host cgroup and the host's pid namespace, so that the
     // programs never decide a process outside it by the host workload (a container not registered yet).
     if (this.options.hostCgroup !== undefined) {
-      const ns = readNamespaceId(this.options.hostPidNamespace ?? '/proc/self/ns/pid');
+      const dir = this.options.hostNamespaces ?? '/proc/self/ns';
+      const pid = readNamespaceId(join(dir, 'pid'));
       const hostCgroup = statSync(resolveCgroup2Root(this.options.hostCgroup), { bigint: true }).ino;
       await this.request(
         `update rtn_config 00000000 ${encodeConfig({
           hostCgroup,
-          pidnsDev: ns.dev,
-          pidnsIno: ns.ino,
+          pidnsDev: pid.dev,
+          pidnsIno: pid.ino,
+          usernsIno: readNamespaceId(join(dir, 'user')).ino,
           pidnsCheck: this.hostIsolation === 'pid-namespace',
         })}`,
       );

@@ -4,7 +4,8 @@
  * BPF_F_ALLOW_OVERRIDE, writes the map entries the TypeScript control plane encodes, and streams ring buffer
  * events. Protocol: one request per line on stdin, one reply per line on stdout (`ok ...` or `error ...`),
  * events as `event <hex>` lines in between (docs/network.md). `ready <resumed> <mounted> <pidns>`: pidns 1 when
- * the programs keep host rules to the host pid namespace (the kernel lets them call bpf_get_ns_current_pid_tgid). Closing stdin leaves enforcement in force. */
+ * the programs keep host rules off containers (the kernel lets them call bpf_get_ns_current_pid_tgid).
+ * Closing stdin leaves enforcement in force. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -310,9 +311,10 @@ static int probe(const char *object, const char *mount)
 	}
 	if (cg >= 0) close(cg);
 	rmdir(dir);
-	const char *host = pidns ? "host rules keep to the host pid namespace (bpf_get_ns_current_pid_tgid)"
-				 : "this kernel refuses bpf_get_ns_current_pid_tgid to cgroup programs (6.10+): host rules "
-				   "reach a container until the enforcer registers it";
+	const char *host = pidns ? "host rules keep to the host pid namespace (bpf_get_ns_current_pid_tgid): a container "
+				   "is not decided by them before the enforcer registers it"
+				 : "this kernel refuses bpf_get_ns_current_pid_tgid to cgroup programs (allowed from 6.10): "
+				   "host rules reach a container until the enforcer registers it";
 	if (ok)
 		printf("{\"network\":true,\"hostPidNamespace\":%s,\"reason\":\"loaded cgroup sock_create, connect4/6, sendmsg4/6 and attached each to a probe cgroup; denials return EPERM; %s\"}\n",
 		       pidns ? "true" : "false", host);

@@ -71,21 +71,31 @@ struct {
 } rtn_config SEC(".maps");
 
 /* Set by the loader before the programs load: 1 where the kernel lets cgroup programs call
- * bpf_get_ns_current_pid_tgid() (6.10+), 0 where it does not (the verifier never sees the call then). */
+ * bpf_get_ns_current_pid_tgid() and bpf_get_current_task_btf() (6.10+), 0 where it does not (the verifier never
+ * sees the calls then). */
 const volatile __u32 rtn_pidns_check = 0;
 
-/* Whether the current process is outside the host's pid namespace (rtn_config). */
+/* Whether the current process is a container's: outside the host's pid namespace, in the host's user
+ * namespace (rtn_config). A process that made a user namespace of its own (no privilege needed) to make a pid
+ * namespace is still a host process. */
 static __always_inline int outside_host(struct rtn_config *c)
 {
 	if (!rtn_pidns_check || !c->pidns_ino)
 		return 0;
 	struct bpf_pidns_info ns = {};
-	return bpf_get_ns_current_pid_tgid(c->pidns_dev, c->pidns_ino, &ns, sizeof(ns)) != 0;
+	if (bpf_get_ns_current_pid_tgid(c->pidns_dev, c->pidns_ino, &ns, sizeof(ns)) == 0)
+		return 0;
+	struct task_struct *task = bpf_get_current_task_btf();
+	const struct cred *cred = task->cred;
+	if (!cred)
+		return 0;
+	struct user_namespace *user = cred->user_ns;
+	return user && user->ns.inum == c->userns_ino;
 }
 
 /* The workload of the current process: the deepest registered cgroup among its ancestors. The host workload
- * (registered at the host cgroup, an ancestor of every container) takes only processes of the host's pid
- * namespace: a container the control plane has not registered yet is not decided by host policies. */
+ * (registered at the host cgroup, an ancestor of every container) does not take containers' processes
+ * (outside_host): a container the control plane has not registered yet is not decided by host policies. */
 static __always_inline struct rtn_workload *current_workload(__u64 *cgroup)
 {
 	struct rtn_workload *found = 0;

@@ -136,8 +136,8 @@ describe('cgroup network plane: host rules never decide a container not register
     };
   }
 
-  async function start(dir: string, pidns: boolean): Promise<Worker> {
-    const w = new Worker(dir, undefined, { pidns });
+  async function start(dir: string, pidns: boolean, userns = false): Promise<Worker> {
+    const w = new Worker(dir, undefined, { pidns, userns });
     workers.push(w);
     await w.ready();
     return w;
@@ -163,6 +163,8 @@ describe('cgroup network plane: host rules never decide a container not register
     const host = await start(cgHost, false);
     const container = await start(cgNew, true);
     const hostPidShared = await start(cgNew, false);
+    // A host process that made a user namespace (as an unprivileged user may) and a pid namespace in it.
+    const hostOwnNamespaces = await start(cgHost, true, true);
     events.length = 0;
     const before = (await plane.stats()).reported;
 
@@ -175,16 +177,23 @@ describe('cgroup network plane: host rules never decide a container not register
     // A process of the new container's cgroup in the host pid namespace (a `hostPID: true` pod) shares the
     // host's namespace: until the container is registered, host rules decide it.
     assert.deepEqual(await hostPidShared.run(IMDS), { socket: 0, send: EPERM });
-    await reportedSince(plane, before, 3);
+    // Namespaces of its own do not take a host process out of host rules: it is in another user namespace.
+    assert.deepEqual(await hostOwnNamespaces.run(IMDS), { socket: 0, send: EPERM });
+    await reportedSince(plane, before, 4);
     const deadline = Date.now() + 10_000;
-    while (events.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (events.length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     assert.deepEqual(
-      events.map((e) => [e.workload, e.action, e.resource, e.hostPid]),
+      events.map((e) => [e.workload, e.action, e.resource]),
       [
-        ['host', 'Block', '169.254.169.254:80', host.pid],
-        ['host', 'Block', 'protocol=raw', host.pid],
-        ['host', 'Block', '169.254.169.254:80', hostPidShared.pid],
+        ['host', 'Block', '169.254.169.254:80'],
+        ['host', 'Block', 'protocol=raw'],
+        ['host', 'Block', '169.254.169.254:80'],
+        ['host', 'Block', '169.254.169.254:80'],
       ],
+    );
+    assert.deepEqual(
+      events.slice(0, 3).map((e) => e.hostPid),
+      [host.pid, host.pid, hostPidShared.pid],
     );
 
     // Registered (no policy selects it): the hostPID process is no longer decided by host rules either.
@@ -193,7 +202,7 @@ describe('cgroup network plane: host rules never decide a container not register
     assert.deepEqual(await hostPidShared.run(IMDS), { socket: 0, send: ENETUNREACH });
     assert.deepEqual(await container.run(IMDS), { socket: 0, send: ENETUNREACH });
     assert.deepEqual(await host.run(IMDS), { socket: 0, send: EPERM });
-    await reportedSince(plane, before, 4);
+    await reportedSince(plane, before, 5);
   });
 
   it('keeps the check across a restart of the control plane (the loader reads it back from the pinned map)', async () => {
