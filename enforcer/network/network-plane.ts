@@ -464,7 +464,8 @@ export class NetworkPlane implements DataPlane {
       reported: reported ?? 0,
       dropped: dropped ?? 0,
       workloads: Object.values(this.state.workloads).filter((w) => w.unselected !== true).length,
-      hostIsolation: this.hostIsolation,
+      // Only where host rules are enforced at all (a host cgroup is configured).
+      ...(this.options.hostCgroup === undefined ? {} : { hostIsolation: this.hostIsolation }),
     };
   }
 
