@@ -182,7 +182,13 @@ describe('host policies do not affect a pod started after the enforcer polled (c
     const cgroupId = statSync(join(cgHost, `late-${process.pid}`), { bigint: true }).ino;
     assert.equal(readCgroup2Path(c.pid), `${hostCgroupPath}/late-${process.pid}`);
     const key = encodeWorkloadKey(cgroupId);
-    assert.ok(!registeredCgroups(pinDir()).includes(key), 'the new container is not registered yet');
+    const registered = registeredCgroups(pinDir());
+    // The map reads back: the host cgroup stand-in is registered (the host workload), the new container is not.
+    assert.ok(
+      registered.includes(encodeWorkloadKey(statSync(cgHost, { bigint: true }).ino)),
+      registered.join(),
+    );
+    assert.ok(!registered.includes(key), 'the new container is not registered yet');
     const reported = (await getJson<EnforcerStatus>(`${url()}/status`)).stats.reported;
 
     const nc = await cd?.exec(c.id, ['/bin/busybox', 'nc', '-w', '2', IMDS, '80']);
