@@ -7,7 +7,7 @@
 // create), a child of it for the new container's cgroup, and python workers in network namespaces of their own
 // (only `lo`, down: an allowed connect fails with ENETUNREACH after the hook, a denied one with EPERM).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -264,6 +264,27 @@ describe('cgroup network plane: host rules never decide a container not register
       /net-old holds the programs of an older rtctl-net-loader \(no rtn_config\)/,
     );
     rmSync(join(bpffs, 'net-old'), { recursive: true });
+  });
+
+  it('warns when the enforcer itself is in a nested pid namespace (not hostPID), and not otherwise', () => {
+    const script = join(ROOT, 'test/enforcer/network/start-plane.ts');
+    const args = [LOADER, OBJECT, join(bpffs, 'net-nested'), work, cgHost];
+    const nested = spawnSync(
+      'unshare',
+      ['-p', '-f', '--kill-child', process.execPath, '--import', 'tsx', script, ...args],
+      { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
+    );
+    assert.equal(nested.status, 0, nested.stderr);
+    assert.deepEqual(JSON.parse(nested.stdout), [
+      'the enforcer is not in the initial pid namespace (run it with hostPID: true): host network rules apply only to processes of its own pid namespace',
+    ]);
+    const here = spawnSync(process.execPath, ['--import', 'tsx', script, ...args], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(here.status, 0, here.stderr);
+    assert.deepEqual(JSON.parse(here.stdout), []);
   });
 
   it('reads the pid namespace as the kernel helper compares it (nsfs device in the kernel dev_t encoding)', () => {
