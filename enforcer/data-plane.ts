@@ -136,6 +136,13 @@ export interface DataPlaneStats {
    * the rules decide differently (fanotify; docs/enforcer.md "Ignore marks").
    */
   ignoreRenamable?: number;
+  /**
+   * Planes whose host programs sit on an ancestor of every container (the cgroup network plane): whether the
+   * kernel keeps host rules to the host's pid namespace (`pid-namespace`), or only the registration of each
+   * container keeps them off it (`registration-only`: a container started since the last poll is decided by
+   * host rules until the next apply). Absent on other planes.
+   */
+  hostIsolation?: 'pid-namespace' | 'registration-only';
 }
 
 /** A kernel data plane. One instance per node; the control plane owns its lifecycle. */

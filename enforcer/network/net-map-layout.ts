@@ -32,6 +32,7 @@ export const NetSize = {
   candidate: 24,
   addrValue: 100,
   event: 72,
+  config: 40,
 } as const;
 
 function hex(bytes: Uint8Array): string {
@@ -59,6 +60,26 @@ export function encodeWorkload(w: {
   b.writeUInt8(w.prefix6.length, 9);
   w.prefix4.forEach((p, i) => b.writeUInt8(p, 12 + i));
   w.prefix6.forEach((p, i) => b.writeUInt8(p, 28 + i));
+  return hex(b);
+}
+
+/**
+ * struct rtn_config: the host cgroup, the host's pid namespace (nsfs device in the kernel's encoding, inode)
+ * and the inode of its user namespace.
+ */
+export function encodeConfig(c: {
+  hostCgroup: bigint;
+  pidnsDev: bigint;
+  pidnsIno: bigint;
+  usernsIno: bigint;
+  pidnsCheck: boolean;
+}): string {
+  const b = Buffer.alloc(NetSize.config);
+  b.writeBigUInt64LE(c.hostCgroup, 0);
+  b.writeBigUInt64LE(c.pidnsDev, 8);
+  b.writeBigUInt64LE(c.pidnsIno, 16);
+  b.writeBigUInt64LE(c.usernsIno, 24);
+  b.writeUInt32LE(c.pidnsCheck ? 1 : 0, 32);
   return hex(b);
 }
 

@@ -3,7 +3,9 @@
 // BPF_F_ALLOW_OVERRIDE) outlive this process; a new instance finds the pinned state and resumes. Each apply()
 // writes the new state under fresh workload ids (two id halves, by generation), then points each workload's
 // cgroup at its new id in one map update, then deletes the old entries: a workload is decided wholly by the
-// old or wholly by the new state. Block returns EPERM to the caller (the cgroup hooks cannot choose).
+// old or wholly by the new state. Block returns EPERM to the caller (the cgroup hooks cannot choose). The host
+// workload takes no process of a container (outside the host's pid namespace, in its user namespace: rtn_config),
+// checked in the kernel where it can be.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, readFileSync, readlinkSync, statSync, statfsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -26,6 +28,7 @@ import {
   NetLimit,
   NetOp,
   decodeEvent,
+  encodeConfig,
   encodeWorkload,
   encodeWorkloadKey,
 } from './net-map-layout.js';
@@ -53,8 +56,39 @@ export interface NetworkPlaneOptions {
    * resolveCgroup2Root.
    */
   cgroupRoot?: string;
-  /** Told what the operator should know (a bpffs the loader had to mount). */
+  /**
+   * Where the host's namespaces are (`pid` and `user` below it; default `/proc/self/ns`: the enforcer runs in
+   * the host pid namespace, `hostPID: true` in the DaemonSet). A process outside the host's pid namespace and
+   * in its user namespace (a container's) is never decided by the host workload (see hostIsolation).
+   */
+  hostNamespaces?: string;
+  /** Told what the operator should know (a bpffs the loader had to mount, host rules the kernel cannot fence). */
   warn?: (message: string) => void;
+}
+
+/**
+ * How host rules are kept off containers. `pid-namespace`: in the kernel, a process outside the host's pid
+ * namespace (and in the host's user namespace: one that made a user namespace of its own, as an unprivileged
+ * user may, stays a host process) is never decided by the host workload, so a container started since the last
+ * poll is not either.
+ * `registration-only` (kernels before 6.10 refuse bpf_get_ns_current_pid_tgid to cgroup programs): only the
+ * registration of each container does, so until the next apply a new container is decided by host rules.
+ */
+export type HostIsolation = 'pid-namespace' | 'registration-only';
+
+/** What the operator is told when the kernel cannot keep host rules to the host pid namespace. */
+export const HOST_ISOLATION_WINDOW =
+  'this kernel refuses bpf_get_ns_current_pid_tgid to cgroup programs (before 6.10): host network rules decide a new container until the enforcer registers it at its next poll';
+
+/**
+ * The device and inode of a namespace file as bpf_get_ns_current_pid_tgid() compares them: the device in the
+ * kernel's dev_t encoding (major << 20 | minor), not the one stat() returns (glibc's).
+ */
+export function readNamespaceId(path: string): { dev: bigint; ino: bigint } {
+  const st = statSync(path, { bigint: true });
+  const major = ((st.dev >> 8n) & 0xfffn) | ((st.dev >> 32n) & ~0xfffn);
+  const minor = (st.dev & 0xffn) | ((st.dev >> 12n) & ~0xffn);
+  return { dev: (major << 20n) | minor, ino: st.ino };
 }
 
 /** statfs f_type of cgroup2 (CGROUP2_SUPER_MAGIC). */
@@ -181,13 +215,24 @@ export class NetworkPlane implements DataPlane {
     });
     const first = await ready;
     if (!first.startsWith('ready ')) throw new Error(`network loader: ${first}`);
-    const [, resumed, mounted] = first.split(' ');
+    const [, resumed, mounted, pidns] = first.split(' ');
     this.resumed = resumed === '1';
     this.mountedBpffs = mounted === '1';
+    this.hostIsolation = pidns === '1' ? 'pid-namespace' : 'registration-only';
     if (this.mountedBpffs)
       this.options.warn?.(
         `no bpffs held the network plane's pins: mounted one on ${dirname(this.options.pinDir)}; in a container it lives as long as the container's mount namespace (the attachments stay while the cgroups live)`,
       );
+    if (this.hostIsolation === 'registration-only' && this.options.hostCgroup !== undefined)
+      this.options.warn?.(HOST_ISOLATION_WINDOW);
+    if (this.options.hostCgroup !== undefined && this.options.hostNamespaces === undefined) {
+      // More than one pid in NSpid: this process is in a nested pid namespace, not the host's.
+      const nspid = /^NSpid:\s*(.*)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '';
+      if (nspid.trim().split(/\s+/).length > 1)
+        this.options.warn?.(
+          'the enforcer is not in the initial pid namespace (run it with hostPID: true): host network rules apply only to processes of its own pid namespace',
+        );
+    }
     if (this.resumed && existsSync(this.recordPath)) {
       this.state = JSON.parse(readFileSync(this.recordPath, 'utf8')) as Recorded;
     }
@@ -220,6 +265,9 @@ export class NetworkPlane implements DataPlane {
 
   /** Whether the loader mounted a bpffs on the pin directory's parent (none was there). */
   mountedBpffs = false;
+
+  /** How host rules are kept off containers, as the loaded programs do it (known after start()). */
+  hostIsolation: HostIsolation = 'registration-only';
 
   private cgroupDir(anchor: WorkloadAnchor): string {
     if (anchor.host) return resolveCgroup2Root(this.options.hostCgroup ?? '');
@@ -286,6 +334,22 @@ export class NetworkPlane implements DataPlane {
       }
     }
     for (const [map, key, value] of next.entries) await this.request(`update ${map} ${key} ${value}`);
+    // Before any host workload is registered: the host cgroup and the host's pid namespace, so that the
+    // programs never decide a process outside it by the host workload (a container not registered yet).
+    if (this.options.hostCgroup !== undefined) {
+      const dir = this.options.hostNamespaces ?? '/proc/self/ns';
+      const pid = readNamespaceId(join(dir, 'pid'));
+      const hostCgroup = statSync(resolveCgroup2Root(this.options.hostCgroup), { bigint: true }).ino;
+      await this.request(
+        `update rtn_config 00000000 ${encodeConfig({
+          hostCgroup,
+          pidnsDev: pid.dev,
+          pidnsIno: pid.ino,
+          usernsIno: readNamespaceId(join(dir, 'user')).ino,
+          pidnsCheck: this.hostIsolation === 'pid-namespace',
+        })}`,
+      );
+    }
     for (const [key, value] of switches) await this.request(`update rtn_workloads ${key} ${value}`);
     const attached = new Set(
       Object.values(this.state.workloads)
@@ -400,6 +464,8 @@ export class NetworkPlane implements DataPlane {
       reported: reported ?? 0,
       dropped: dropped ?? 0,
       workloads: Object.values(this.state.workloads).filter((w) => w.unselected !== true).length,
+      // Only where host rules are enforced at all (a host cgroup is configured).
+      ...(this.options.hostCgroup === undefined ? {} : { hostIsolation: this.hostIsolation }),
     };
   }
 

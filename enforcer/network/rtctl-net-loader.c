@@ -3,7 +3,9 @@
  * so enforcement and its state survive a restart of the enforcer), attaches them to cgroups with
  * BPF_F_ALLOW_OVERRIDE, writes the map entries the TypeScript control plane encodes, and streams ring buffer
  * events. Protocol: one request per line on stdin, one reply per line on stdout (`ok ...` or `error ...`),
- * events as `event <hex>` lines in between (docs/network.md). Closing stdin leaves enforcement in force. */
+ * events as `event <hex>` lines in between (docs/network.md). `ready <resumed> <mounted> <pidns>`: pidns 1 when
+ * the programs keep host rules off containers (the kernel lets them call bpf_get_ns_current_pid_tgid).
+ * Closing stdin leaves enforcement in force. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -17,13 +19,15 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 #include <linux/types.h>
 #include "rtctl-net-maps.h"
 
-static const char *const map_names[] = { "rtn_workloads", "rtn_proto", "rtn_addr", "rtn_events", "rtn_counters" };
-#define NMAPS 5
+static const char *const map_names[] = { "rtn_workloads", "rtn_proto", "rtn_addr", "rtn_events", "rtn_counters",
+					 "rtn_config" };
+#define NMAPS 6
 static const char *const prog_names[] = { "rtn_sock_create", "rtn_connect4", "rtn_connect6", "rtn_sendmsg4",
 					  "rtn_sendmsg6" };
 static const enum bpf_attach_type prog_types[] = { BPF_CGROUP_INET_SOCK_CREATE, BPF_CGROUP_INET4_CONNECT,
@@ -65,7 +69,61 @@ static int find_map(const char *name)
 	return -1;
 }
 
-static int open_state(const char *object, int *resumed, char *err, size_t errn)
+/* Sets the read-only global `rtn_pidns_check` of an opened object (before load). */
+static int set_pidns_check(struct bpf_object *obj, __u32 value)
+{
+	struct bpf_map *ro = bpf_object__find_map_by_name(obj, ".rodata");
+	struct btf *btf = bpf_object__btf(obj);
+	if (!ro || !btf) return -1;
+	int id = btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC);
+	if (id < 0) return -1;
+	const struct btf_type *sec = btf__type_by_id(btf, id);
+	const struct btf_var_secinfo *v = btf_var_secinfos(sec);
+	size_t size = 0;
+	const void *initial = bpf_map__initial_value(ro, &size);
+	for (int i = 0; initial && i < btf_vlen(sec); i++, v++) {
+		const struct btf_type *var = btf__type_by_id(btf, v->type);
+		if (strcmp(btf__name_by_offset(btf, var->name_off), "rtn_pidns_check") || v->offset + 4 > size) continue;
+		char *data = malloc(size);
+		if (!data) return -1;
+		memcpy(data, initial, size);
+		memcpy(data + v->offset, &value, 4);
+		int r = bpf_map__set_initial_value(ro, data, size);
+		free(data);
+		return r;
+	}
+	return -1;
+}
+
+/* Opens and loads the programs: with the host pid namespace check where the kernel lets cgroup programs call
+ * bpf_get_ns_current_pid_tgid() (6.10+), else without it (*pidns 0: the caller says so). NULL on failure,
+ * with errno of the last load. */
+static struct bpf_object *load_object(const char *object, int *pidns, char *err, size_t errn)
+{
+	/* RTCTL_NET_PIDNS_CHECK=0 loads the programs without the check, as a kernel before 6.10 gets them (the
+	 * tests show the window that leaves, and that the plane reports it). */
+	const char *force = getenv("RTCTL_NET_PIDNS_CHECK");
+	for (int check = force && !strcmp(force, "0") ? 0 : 1; check >= 0; check--) {
+		struct bpf_object *obj = bpf_object__open_file(object, NULL);
+		if (!obj) { snprintf(err, errn, "open %s: %s", object, strerror(errno)); return NULL; }
+		if (set_pidns_check(obj, (__u32)check)) {
+			snprintf(err, errn, "%s has no rtn_pidns_check", object);
+			bpf_object__close(obj);
+			return NULL;
+		}
+		if (bpf_object__load(obj) == 0) {
+			*pidns = check;
+			return obj;
+		}
+		int e = errno;
+		snprintf(err, errn, "load %s: %s", object, strerror(e));
+		bpf_object__close(obj);
+		errno = e;
+	}
+	return NULL;
+}
+
+static int open_state(const char *object, int *resumed, int *pidns, char *err, size_t errn)
 {
 	char path[512];
 	mkdir(pin_dir, 0700);
@@ -74,6 +132,13 @@ static int open_state(const char *object, int *resumed, char *err, size_t errn)
 		for (int i = 0; i < NMAPS; i++) {
 			pin_path(path, sizeof(path), "map", map_names[i]);
 			map_fds[i] = bpf_obj_get(path);
+			if (map_fds[i] < 0 && errno == ENOENT) {
+				/* Pins of an older loader, whose programs lack this map: they cannot be resumed. */
+				snprintf(err, errn, "%s holds the programs of an older rtctl-net-loader (no %s): release them "
+					 "(rtctl enforcer stop, or remove the folder) so that this one loads its own",
+					 pin_dir, map_names[i]);
+				return -1;
+			}
 			if (map_fds[i] < 0) { snprintf(err, errn, "open pinned %s: %s", path, strerror(errno)); return -1; }
 		}
 		for (int i = 0; i < NPROGS; i++) {
@@ -81,12 +146,14 @@ static int open_state(const char *object, int *resumed, char *err, size_t errn)
 			prog_fds[i] = bpf_obj_get(path);
 			if (prog_fds[i] < 0) { snprintf(err, errn, "open pinned %s: %s", path, strerror(errno)); return -1; }
 		}
+		struct rtn_config config = {};
+		__u32 zero = 0;
+		*pidns = bpf_map_lookup_elem(map_fds[find_map("rtn_config")], &zero, &config) == 0 && config.pidns_check;
 		*resumed = 1;
 		return 0;
 	}
-	struct bpf_object *obj = bpf_object__open_file(object, NULL);
-	if (!obj) { snprintf(err, errn, "open %s: %s", object, strerror(errno)); return -1; }
-	if (bpf_object__load(obj)) { snprintf(err, errn, "load %s: %s", object, strerror(errno)); return -1; }
+	struct bpf_object *obj = load_object(object, pidns, err, errn);
+	if (!obj) return -1;
 	for (int i = 0; i < NMAPS; i++) {
 		struct bpf_map *m = bpf_object__find_map_by_name(obj, map_names[i]);
 		if (!m) { snprintf(err, errn, "no map %s", map_names[i]); return -1; }
@@ -100,6 +167,13 @@ static int open_state(const char *object, int *resumed, char *err, size_t errn)
 		pin_path(path, sizeof(path), "prog", prog_names[i]);
 		if (bpf_program__pin(p, path)) { snprintf(err, errn, "pin %s: %s", path, strerror(errno)); return -1; }
 		prog_fds[i] = dup(bpf_program__fd(p));
+	}
+	/* Recorded for a restarted loader (the control plane keeps the field when it writes the entry). */
+	struct rtn_config config = { .pidns_check = (__u32)*pidns };
+	__u32 zero = 0;
+	if (bpf_map_update_elem(map_fds[find_map("rtn_config")], &zero, &config, BPF_ANY)) {
+		snprintf(err, errn, "rtn_config: %s", strerror(errno));
+		return -1;
 	}
 	*resumed = 0;
 	return 0;
@@ -210,9 +284,11 @@ static int probe(const char *object, const char *mount)
 {
 	char dir[512];
 	snprintf(dir, sizeof(dir), "%s/rtctl-probe-network-%d", mount, (int)getpid());
-	struct bpf_object *obj = bpf_object__open_file(object, NULL);
-	if (!obj || bpf_object__load(obj)) {
-		printf("{\"network\":false,\"reason\":\"load: %s\"}\n", strerror(errno));
+	char why[512];
+	int pidns = 0;
+	struct bpf_object *obj = load_object(object, &pidns, why, sizeof(why));
+	if (!obj) {
+		printf("{\"network\":false,\"hostPidNamespace\":false,\"reason\":\"load: %s\"}\n", strerror(errno));
 		return 1;
 	}
 	if (mkdir(dir, 0700)) {
@@ -235,10 +311,16 @@ static int probe(const char *object, const char *mount)
 	}
 	if (cg >= 0) close(cg);
 	rmdir(dir);
+	const char *host = pidns ? "host rules keep to the host pid namespace (bpf_get_ns_current_pid_tgid): a container "
+				   "is not decided by them before the enforcer registers it"
+				 : "this kernel refuses bpf_get_ns_current_pid_tgid to cgroup programs (allowed from 6.10): "
+				   "host rules reach a container until the enforcer registers it";
 	if (ok)
-		printf("{\"network\":true,\"reason\":\"loaded cgroup sock_create, connect4/6, sendmsg4/6 and attached each to a probe cgroup; denials return EPERM\"}\n");
+		printf("{\"network\":true,\"hostPidNamespace\":%s,\"reason\":\"loaded cgroup sock_create, connect4/6, sendmsg4/6 and attached each to a probe cgroup; denials return EPERM; %s\"}\n",
+		       pidns ? "true" : "false", host);
 	else
-		printf("{\"network\":false,\"reason\":\"attach %s: %s\"}\n", failed, strerror(err));
+		printf("{\"network\":false,\"hostPidNamespace\":%s,\"reason\":\"attach %s: %s\"}\n", pidns ? "true" : "false",
+		       failed, strerror(err));
 	return ok ? 0 : 1;
 }
 
@@ -278,13 +360,13 @@ int main(int argc, char **argv)
 	}
 	pin_dir = argv[2];
 	char err[1024];
-	int resumed = 0, mounted = 0;
+	int resumed = 0, mounted = 0, pidns = 0;
 	libbpf_set_print(NULL);
 	if (ensure_bpffs(&mounted, err, sizeof(err))) {
 		printf("error %s\n", err);
 		return 1;
 	}
-	if (open_state(argv[1], &resumed, err, sizeof(err))) {
+	if (open_state(argv[1], &resumed, &pidns, err, sizeof(err))) {
 		printf("error %s\n", err);
 		return 1;
 	}
@@ -293,7 +375,7 @@ int main(int argc, char **argv)
 		printf("error ring buffer: %s\n", strerror(errno));
 		return 1;
 	}
-	printf("ready %d %d\n", resumed, mounted);
+	printf("ready %d %d %d\n", resumed, mounted, pidns);
 	fflush(stdout);
 	static char line[1 << 16];
 	size_t used = 0;

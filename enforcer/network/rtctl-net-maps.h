@@ -99,6 +99,23 @@ struct rtn_event {
 	char comm[16];
 };
 
+/* The node's configuration (rtn_config, one entry): the host cgroup (where host policies are registered), the
+ * host's pid namespace as bpf_get_ns_current_pid_tgid() takes it (the nsfs device in the kernel's dev_t
+ * encoding, major << 20 | minor, and the inode of /proc/self/ns/pid of an enforcer in the host pid namespace)
+ * and the inode of the host's user namespace. A process outside that pid namespace, and in the host's user
+ * namespace, is never decided by the host workload: a container's (a process that made a user namespace of its
+ * own, as an unprivileged user may, stays a host process). `pidns_check` says whether the loaded programs make
+ * that check (1) or the kernel refused the helpers to cgroup programs (0, before 6.10); the loader sets it when
+ * it loads the programs and reports it after a restart. */
+struct rtn_config {
+	__u64 host_cgroup;
+	__u64 pidns_dev;
+	__u64 pidns_ino;
+	__u64 userns_ino;
+	__u32 pidns_check;
+	__u32 pad;
+};
+
 /* Counters (per CPU): decisions taken, events reported, events dropped (ring buffer full). */
 #define RTN_COUNTER_DECISIONS 0
 #define RTN_COUNTER_REPORTED 1

@@ -5,7 +5,8 @@
  * the host cgroup, so a process runs the programs of its nearest attached cgroup once; the workload is the
  * deepest registered cgroup the process is in. Same rule table and semantics as the oracle (docs/semantics.md):
  * what depends only on the workload and protocol is decided by the control plane in advance (rtn_proto),
- * address rules are looked up per prefix length, longest first. Block returns EPERM to the caller. */
+ * address rules are looked up per prefix length, longest first. Block returns EPERM to the caller. A process
+ * outside the host's pid namespace is never decided by the host workload (current_workload). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
@@ -62,7 +63,39 @@ static __always_inline void count(__u32 which)
 		*c += 1;
 }
 
-/* The workload of the current process: the deepest registered cgroup among its ancestors. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rtn_config);
+} rtn_config SEC(".maps");
+
+/* Set by the loader before the programs load: 1 where the kernel lets cgroup programs call
+ * bpf_get_ns_current_pid_tgid() and bpf_get_current_task_btf() (6.10+), 0 where it does not (the verifier never
+ * sees the calls then). */
+const volatile __u32 rtn_pidns_check = 0;
+
+/* Whether the current process is a container's: outside the host's pid namespace, in the host's user
+ * namespace (rtn_config). A process that made a user namespace of its own (no privilege needed) to make a pid
+ * namespace is still a host process. */
+static __always_inline int outside_host(struct rtn_config *c)
+{
+	if (!rtn_pidns_check || !c->pidns_ino)
+		return 0;
+	struct bpf_pidns_info ns = {};
+	if (bpf_get_ns_current_pid_tgid(c->pidns_dev, c->pidns_ino, &ns, sizeof(ns)) == 0)
+		return 0;
+	struct task_struct *task = bpf_get_current_task_btf();
+	const struct cred *cred = task->cred;
+	if (!cred)
+		return 0;
+	struct user_namespace *user = cred->user_ns;
+	return user && user->ns.inum == c->userns_ino;
+}
+
+/* The workload of the current process: the deepest registered cgroup among its ancestors. The host workload
+ * (registered at the host cgroup, an ancestor of every container) does not take containers' processes
+ * (outside_host): a container the control plane has not registered yet is not decided by host policies. */
 static __always_inline struct rtn_workload *current_workload(__u64 *cgroup)
 {
 	struct rtn_workload *found = 0;
@@ -76,6 +109,10 @@ static __always_inline struct rtn_workload *current_workload(__u64 *cgroup)
 			*cgroup = id;
 		}
 	}
+	__u32 zero = 0;
+	struct rtn_config *c = found ? bpf_map_lookup_elem(&rtn_config, &zero) : 0;
+	if (c && c->host_cgroup == *cgroup && outside_host(c))
+		return 0;
 	return found;
 }
 

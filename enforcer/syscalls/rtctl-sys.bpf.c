@@ -142,8 +142,10 @@ static __always_inline void count(__u32 which)
 }
 
 /* The workload of the current process: the deepest registered cgroup among its ancestors. The host workload
- * (registered at the root cgroup) takes only processes of the initial pid namespace, so that a container the
- * control plane does not enforce is not decided by host policies. */
+ * (registered at the root cgroup) does not take a container's process (outside the initial pid namespace, in
+ * the initial user namespace), so that a container the control plane does not enforce is not decided by host
+ * policies; a process that made a pid namespace inside a user namespace of its own (no privilege needed) is
+ * still a host process. */
 static __always_inline struct rts_workload *current_workload(__u64 *cgroup)
 {
 	struct rts_workload *found = 0;
@@ -158,7 +160,8 @@ static __always_inline struct rts_workload *current_workload(__u64 *cgroup)
 			*cgroup = id;
 		}
 	}
-	if (found && found->host && task->thread_pid && task->thread_pid->level != 0)
+	if (found && found->host && task->thread_pid && task->thread_pid->level != 0 && task->cred &&
+	    task->cred->user_ns && task->cred->user_ns->level == 0)
 		return 0;
 	return found;
 }

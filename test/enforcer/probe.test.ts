@@ -32,6 +32,12 @@ describe('rtctl probe (trials on this kernel)', function () {
     const net = report.checks.find((c) => c.name === 'network');
     if (process.getuid?.() === 0) assert.equal(net?.supported, true, net?.detail);
     assert.match(net?.detail ?? '', /cgroup|loader|load|attach/);
+    // And say how host rules are kept off containers: on this kernel (6.10+) by the host pid namespace check.
+    if (process.getuid?.() === 0)
+      assert.match(
+        net?.detail ?? '',
+        /host rules keep to the host pid namespace .*a container is not decided by them/,
+      );
     // The system call audit programs load and attach to their BTF tracepoints on this kernel.
     const sys = report.checks.find((c) => c.name === 'syscalls');
     if (process.getuid?.() === 0) assert.equal(sys?.supported, true, sys?.detail);

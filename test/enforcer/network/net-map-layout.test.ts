@@ -20,6 +20,9 @@ const EXPRESSIONS: Record<string, string> = {
   'size.candidate': 'sizeof(struct rtn_candidate)',
   'size.addrValue': 'sizeof(struct rtn_addr_value)',
   'size.event': 'sizeof(struct rtn_event)',
+  'size.config': 'sizeof(struct rtn_config)',
+  'config.usernsIno': '__builtin_offsetof(struct rtn_config, userns_ino)',
+  'config.pidnsCheck': '__builtin_offsetof(struct rtn_config, pidns_check)',
   'limit.workloads': 'RTN_MAX_WORKLOADS',
   'limit.prefixes': 'RTN_MAX_PREFIXES',
   'limit.candidates': 'RTN_MAX_CANDIDATES',
@@ -92,5 +95,7 @@ describe('network plane map layout: the C header and the TypeScript constants ag
     assert.equal(c['event.addr'], 40);
     assert.equal(c['event.port'], 38);
     assert.equal(c['workload.prefix6'], 28);
+    assert.equal(c['config.usernsIno'], 24, 'encodeConfig writes userns_ino at 24');
+    assert.equal(c['config.pidnsCheck'], 32, 'encodeConfig writes pidns_check at 32');
   });
 });

@@ -4,8 +4,13 @@
 import errno, json, socket, sys
 
 # Ping sockets (SOCK_DGRAM, IPPROTO_ICMP) are allowed to every group in this namespace only.
-with open('/proc/sys/net/ipv4/ping_group_range', 'w') as f:
-    f.write('0 2147483647')
+try:
+    with open('/proc/sys/net/ipv4/ping_group_range', 'w') as f:
+        f.write('0 2147483647')
+except OSError:
+    # In a user namespace of its own only its mapped groups are accepted (root: 0).
+    with open('/proc/sys/net/ipv4/ping_group_range', 'w') as f:
+        f.write('0 0')
 
 KINDS = {
     'tcp': (socket.SOCK_STREAM, 0),

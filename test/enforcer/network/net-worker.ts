@@ -14,14 +14,38 @@ export class Worker {
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly lines: Interface;
   private readonly waiting: ((line: string) => void)[] = [];
+  private readonly answerMs: number;
+  private stderr = '';
 
-  /** `netns`: run in that named network namespace; absent: in a new one of its own (only `lo`, down). */
-  constructor(cgroupDir: string, netns?: string) {
+  /**
+   * `netns`: run in that named network namespace; absent: in a new one of its own (only `lo`, down).
+   * `pidns`: also in a new pid namespace of its own (as a container's process is); the shell that starts it
+   * enters the cgroup first, so the forked worker is born there. `userns` (with `pidns`): in a user namespace of
+   * its own first (root mapped to the caller), as an unprivileged user makes one to get a pid namespace.
+   * `answerMs`: how long an answer may take (default 10 s; a guest under qemu TCG needs longer).
+   */
+  constructor(
+    cgroupDir: string,
+    netns?: string,
+    options: { pidns?: boolean; userns?: boolean; answerMs?: number } = {},
+  ) {
+    this.answerMs = options.answerMs ?? 10_000;
     const argv = netns === undefined ? ['unshare', '-n'] : ['ip', 'netns', 'exec', netns];
-    this.child = spawn(argv[0] ?? 'unshare', [...argv.slice(1), 'python3', WORKER], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    writeFileSync(join(cgroupDir, 'cgroup.procs'), String(this.child.pid));
+    if (options.pidns === true) {
+      const flags = [...(options.userns === true ? ['-U', '-r'] : []), '-p', '-f', '--kill-child'];
+      const inner = netns === undefined ? flags : ['unshare', ...flags];
+      this.child = spawn(
+        'sh',
+        ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroupDir, ...argv, ...inner, 'python3', WORKER],
+        { stdio: ['pipe', 'pipe', 'pipe'] },
+      );
+    } else {
+      this.child = spawn(argv[0] ?? 'unshare', [...argv.slice(1), 'python3', WORKER], {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      writeFileSync(join(cgroupDir, 'cgroup.procs'), String(this.child.pid));
+    }
+    this.child.stderr.on('data', (d: Buffer) => (this.stderr = (this.stderr + d.toString()).slice(-2000)));
     this.lines = createInterface({ input: this.child.stdout });
     this.lines.on('line', (l) => this.waiting.shift()?.(l));
   }
@@ -32,7 +56,10 @@ export class Worker {
 
   private next(): Promise<string> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('worker did not answer in 10 s')), 10_000);
+      const timer = setTimeout(
+        () => reject(new Error(`worker did not answer in ${this.answerMs} ms: ${this.stderr.trim()}`)),
+        this.answerMs,
+      );
       this.waiting.push((l) => {
         clearTimeout(timer);
         resolve(l);
@@ -64,6 +91,7 @@ export class Worker {
   }
 
   async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const exited = new Promise((resolve) => this.child.once('exit', resolve));
     this.child.stdin.end();
     this.child.kill();

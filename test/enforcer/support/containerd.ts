@@ -94,6 +94,8 @@ export interface Containerd {
     labels: Record<string, string>;
     /** Bind mounts: host source → container destination (read-only). */
     mounts?: { source: string; destination: string }[];
+    /** The container's cgroup path (runc's cgroupsPath, `ctr run --cgroup`); absent: ctr's default. */
+    cgroup?: string;
   }): Promise<TestContainer>;
   /**
    * Runs a container the way plain containerd (ctr, nerdctl) does, without Kubernetes: only the given labels
@@ -306,6 +308,7 @@ export async function startContainerd(
       for (const m of spec.mounts ?? []) {
         args.push('--mount', `type=bind,src=${m.source},dst=${m.destination},options=rbind:ro`);
       }
+      if (spec.cgroup !== undefined) args.push('--cgroup', spec.cgroup);
       args.push(BUSYBOX_IMAGE, spec.id, '/bin/sleep', '100000');
       const r = await ctr(args);
       if (r.code !== 0) throw new Error(`ctr run ${spec.id} failed: ${r.stderr}`);

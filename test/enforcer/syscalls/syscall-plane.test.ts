@@ -377,7 +377,7 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
     assert.equal(await plane?.sysEnterAttached(), false);
   });
 
-  it('the host workload (root cgroup) takes host processes, not those of another pid namespace', async () => {
+  it('the host workload (root cgroup) takes host processes, not those of another pid namespace (unless in a user namespace of their own)', async () => {
     const marked = join(work, 'host-marker');
     const host = { ...makePodPolicy('host', []), kind: 'RuntimeHostPolicy' as const };
     const hostPolicy: PolicyIR = {
@@ -408,6 +408,14 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
       timeout: 10_000,
     });
     assert.equal(pidns.status, 0, 'the call ran in its own pid namespace');
+    // A pid namespace inside a user namespace of its own (as an unprivileged user makes one): still a host
+    // process.
+    const userns = spawnSync(
+      'unshare',
+      ['-U', '-r', '-p', '-f', ...syscallArgs('unlink', join(work, 't', 'userns'))],
+      { timeout: 10_000 },
+    );
+    assert.equal(userns.status, 0, 'the call ran in its own user and pid namespaces');
     runIn(cgOther, syscallArgs('rmdir', marked));
     const deadline = Date.now() + 10_000;
     let got: DataPlaneEvent[];
@@ -419,7 +427,7 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
     }
     assert.deepEqual(
       got.map((e) => e.resource),
-      [join(work, 't', 'host-1'), marked],
+      [join(work, 't', 'host-1'), join(work, 't', 'userns'), marked],
     );
   });
 
