@@ -26,6 +26,12 @@ export interface OperationRequest {
    */
   resource: string;
   /**
+   * Network: every name of the socket, its type's and its protocol's (`['raw', 'icmp']` for a raw ICMP
+   * socket; `getSocketNames` in socket-names.ts gives them from the socket's family, type and protocol).
+   * Absent: the socket's one name is `resource`.
+   */
+  socketNames?: readonly string[];
+  /**
    * Network: the destination address of a connect or sendmsg (IPv4 or IPv6 text; an IPv4-mapped IPv6
    * address is its IPv4 address). Absent: the operation is the creation of a socket.
    */

@@ -4,6 +4,7 @@ import { Action, Operation, type Matcher, type Rule, type SourceMatcher } from '
 import type { OperationRequest } from './decision-input.js';
 import { getBaseName, isInDirectory, matchesGlob, normalizeAbsolutePath } from './path-match.js';
 import { formatIpAddress, isAddressInCidr, parseCidr, parseIpAddress } from '../net/cidr.js';
+import { getOperationSocketNames } from './socket-names.js';
 
 /** The capability name without `cap_`, lower case. */
 export function normalizeCapability(name: string): string {
@@ -40,6 +41,7 @@ export function normalizeOperationRequest(op: OperationRequest): OperationReques
   }
   if (op.operation === Operation.Network) {
     out.resource = op.resource.toLowerCase();
+    if (op.socketNames !== undefined) out.socketNames = getOperationSocketNames(op);
     if (op.address !== undefined) {
       const parsed = parseIpAddress(op.address);
       // An address that does not parse matches no address rule; keep it as given.
@@ -64,10 +66,11 @@ export function matchesResource(matcher: Matcher, operation: OperationRequest): 
       return isInDirectory(resource, matcher.dir, matcher.recursive);
     case 'pattern':
       return matchesGlob(matcher.pattern, resource);
-    case 'protocol':
-      return (
-        matcher.protocol.toLowerCase() === 'all' || resource.toLowerCase() === matcher.protocol.toLowerCase()
-      );
+    case 'protocol': {
+      // A socket has the names of its type and of its protocol; the rule matches either (socket-names.ts).
+      const wanted = matcher.protocol.toLowerCase();
+      return wanted === 'all' || getOperationSocketNames(operation).includes(wanted);
+    }
     case 'capability':
       return normalizeCapability(resource) === normalizeCapability(matcher.capability);
     case 'address':
@@ -77,8 +80,8 @@ export function matchesResource(matcher: Matcher, operation: OperationRequest): 
 
 /**
  * True when an address rule matches a connect or sendmsg: the destination lies in the block, its port is
- * listed (or the rule lists none), and the socket's protocol is the rule's (or the rule names none). The
- * creation of a socket (no address) matches no address rule.
+ * listed (or the rule lists none), and the rule's protocol is one of the socket's names (or the rule names
+ * none). The creation of a socket (no address) matches no address rule.
  */
 export function matchesAddress(
   matcher: Extract<Matcher, { kind: 'address' }>,
@@ -89,7 +92,7 @@ export function matchesAddress(
   const block = parseCidr(matcher.cidr);
   if (!address.ok || !block.ok || !isAddressInCidr(address.value, block.value)) return false;
   if (matcher.ports.length > 0 && !matcher.ports.includes(operation.port ?? 0)) return false;
-  return matcher.protocol === '' || matcher.protocol === operation.resource.toLowerCase();
+  return matcher.protocol === '' || getOperationSocketNames(operation).includes(matcher.protocol);
 }
 
 /** The executable `fromSource` is compared with: the parent's for Process, the process's own otherwise. */

@@ -21,6 +21,7 @@ import {
 } from '../decide/decision.js';
 import { getPosture } from '../decide/decide.js';
 import { normalizeCapability, normalizeOperationRequest } from '../decide/match-rule.js';
+import { getOperationSocketNames } from '../decide/socket-names.js';
 import { compileGlob, matchCompiledGlob, type CompiledGlob } from './match-glob-bytes.js';
 import { formatIpAddress, maskAddress, parseCidr, parseIpAddress } from '../net/cidr.js';
 import {
@@ -513,7 +514,7 @@ export class RuleTable {
   /** Address rules: the destination port is listed (or none is), and the protocol is the rule's (or 0). */
   private matchesPortAndProtocol(at: number, op: OperationRequest): boolean {
     const protocol = getIpProtocolName(this.view.getUint16(at + RuleField.protocol, true)) ?? '';
-    if (protocol !== '' && protocol !== op.resource) return false;
+    if (protocol !== '' && !getOperationSocketNames(op).includes(protocol)) return false;
     const start = this.u32(at + RuleField.argsStart);
     const count = this.u32(at + RuleField.argsCount);
     if (count === 0) return true;
@@ -604,15 +605,19 @@ export class RuleTable {
           );
         }
       }
-      best = this.scanNode(
-        this.findNode(classCode, NodeKind.protocol, proto),
-        best,
-        set,
-        op,
-        proto,
-        actor,
-        'none',
-      );
+      // Every name of the socket (its type's and its protocol's): the lowest rule index of all their lists
+      // wins, which is the oracle's precedence among rules matched through different names.
+      for (const name of getOperationSocketNames(op)) {
+        best = this.scanNode(
+          this.findNode(classCode, NodeKind.protocol, encoder.encode(name)),
+          best,
+          set,
+          op,
+          proto,
+          actor,
+          'none',
+        );
+      }
       const all = encoder.encode('all');
       best = this.scanNode(
         this.findNode(classCode, NodeKind.protocol, all),
