@@ -1,6 +1,7 @@
 // Encodes an EnforcementState for the cgroup network programs (rtctl-net.bpf.c). What depends only on the
-// workload and the socket's name is decided here with the rule table's own walk (compiler/rule-table/), for
-// the creation of sockets and for connects and sends no address rule matches; the address rules of each
+// workload and the socket's names (one code per set of names, NET_SOCKET_NAMES) is decided here with the
+// rule table's own walk (compiler/rule-table/), for the creation of sockets and for connects and sends no
+// address rule matches; the address rules of each
 // workload go to rtn_addr by (family, prefix, network), in precedence order. Rules with fromSource or pts are
 // left out: the cgroup programs do not see the acting executable or its terminal, and the capability table
 // (compiler/enforcement/) says those network rules are not enforced on this plane.
@@ -18,7 +19,7 @@ import {
 import type { RuleTableRecords } from '../../compiler/rule-table/rule-table-records.js';
 import type { WorkloadEnforcement } from '../data-plane.js';
 import {
-  NET_PROTO_NAMES,
+  NET_SOCKET_NAMES,
   NetKind,
   NetLimit,
   NetOp,
@@ -61,10 +62,17 @@ function toVerdict(
   table: RuleTable,
   set: PolicySet,
   w: WorkloadEnforcement,
-  name: string,
+  names: readonly string[],
   connect: boolean,
 ): NetVerdict {
-  const op = { operation: Operation.Network, resource: name, write: false, owner: false };
+  // A socket with two names (a raw ICMP socket) gets the one decision over both, as the oracle takes it.
+  const op = {
+    operation: Operation.Network,
+    resource: names[0] ?? '',
+    socketNames: names,
+    write: false,
+    owner: false,
+  };
   const rule = table.findDecidingRule(set, op);
   if (rule !== null) {
     const d = table.decide(set, op, w.postures);
@@ -93,15 +101,14 @@ export function encodeNetWorkload(
 ): EncodedNetWorkload {
   const set = toPolicySet(records, w);
   const entries: NetMapEntry[] = [];
-  for (const name of NET_PROTO_NAMES) {
-    const code = NetProto[name];
+  for (const [code, names] of Object.entries(NET_SOCKET_NAMES)) {
     for (const [op, connect] of [
       [NetOp.socket, false],
       [NetOp.connect, true],
     ] as const) {
-      const v = toVerdict(table, set, w, name, connect);
+      const v = toVerdict(table, set, w, names, connect);
       if (v.kind !== NetKind.none)
-        entries.push(['rtn_proto', encodeProtoKey(wid, code, op), encodeVerdict(v)]);
+        entries.push(['rtn_proto', encodeProtoKey(wid, Number(code), op), encodeVerdict(v)]);
     }
   }
   const blocks = new Map<

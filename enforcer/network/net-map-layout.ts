@@ -9,15 +9,19 @@ export const NetLimit = {
   ports: 8,
 } as const;
 
-/** Socket names of this plane (the `resource` of its Network operations). */
-export const NetProto = { tcp: 1, udp: 2, icmp: 3, raw: 4, never: 255 } as const;
-export const NET_PROTO_NAMES = ['tcp', 'udp', 'icmp', 'raw'] as const;
-export type NetProtoName = (typeof NET_PROTO_NAMES)[number];
-export const NET_PROTO_BY_CODE: Readonly<Record<number, NetProtoName>> = {
-  1: 'tcp',
-  2: 'udp',
-  3: 'icmp',
-  4: 'raw',
+/**
+ * Socket codes of this plane (RTN_PROTO_*): one per set of socket names (docs/semantics.md "Socket names");
+ * `rawIcmp` is a raw ICMP socket, named both `raw` and `icmp`. `never` is an address rule's protocol that no
+ * socket of this plane is named by.
+ */
+export const NetProto = { tcp: 1, udp: 2, icmp: 3, raw: 4, rawIcmp: 5, never: 255 } as const;
+/** The socket names each socket code stands for, the type's name first. */
+export const NET_SOCKET_NAMES: Readonly<Record<number, readonly string[]>> = {
+  [NetProto.tcp]: ['tcp'],
+  [NetProto.udp]: ['udp'],
+  [NetProto.icmp]: ['icmp'],
+  [NetProto.raw]: ['raw'],
+  [NetProto.rawIcmp]: ['raw', 'icmp'],
 };
 
 export const NetOp = { socket: 0, connect: 1, sendmsg: 2 } as const;

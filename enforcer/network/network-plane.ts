@@ -23,7 +23,7 @@ import {
 } from '../data-plane.js';
 import { encodeNetWorkload, type NetMapEntry } from './encode-net-state.js';
 import {
-  NET_PROTO_BY_CODE,
+  NET_SOCKET_NAMES,
   NetKind,
   NetLimit,
   NetOp,
@@ -392,7 +392,7 @@ export class NetworkPlane implements DataPlane {
     const rule = e.rule >= 0 && loaded?.ok === true ? loaded.image.records.rules[e.rule] : undefined;
     const policy =
       rule === undefined || loaded?.ok !== true ? undefined : loaded.image.records.policies[rule.policy];
-    const proto = NET_PROTO_BY_CODE[e.proto] ?? 'unknown';
+    const proto = NET_SOCKET_NAMES[e.proto]?.join(',') ?? 'unknown';
     const address =
       e.family === 4
         ? formatIpAddress({ family: 4, bytes: e.addr.subarray(0, 4) })

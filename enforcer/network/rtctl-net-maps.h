@@ -16,6 +16,9 @@
 #define RTN_PROTO_UDP 2
 #define RTN_PROTO_ICMP 3
 #define RTN_PROTO_RAW 4
+/* A raw ICMP or ICMPv6 socket: named both raw and icmp (docs/semantics.md "Socket names"); its verdicts are
+ * the combined decision over both names. */
+#define RTN_PROTO_RAW_ICMP 5
 /* An address rule's protocol that no socket of this plane is named by (sctp, icmpv6). */
 #define RTN_PROTO_NEVER 255
 

@@ -116,7 +116,8 @@ static __always_inline struct rtn_workload *current_workload(__u64 *cgroup)
 	return found;
 }
 
-/* The name of a socket: raw sockets (and packet sockets) raw, ping sockets icmp, streams tcp, datagrams udp. */
+/* The names of a socket (docs/semantics.md "Socket names"): raw sockets raw, and raw ICMP sockets raw and icmp
+ * (RTN_PROTO_RAW_ICMP); packet sockets raw; ping sockets icmp; streams tcp; datagrams udp. */
 static __always_inline __u8 socket_name(__u32 family, __u32 type, __u32 protocol)
 {
 	if (family == AF_PACKET)
@@ -124,9 +125,10 @@ static __always_inline __u8 socket_name(__u32 family, __u32 type, __u32 protocol
 	if (family != AF_INET && family != AF_INET6)
 		return 0;
 	type &= 0xf;
+	int icmp = protocol == IPPROTO_ICMP || protocol == IPPROTO_ICMPV6;
 	if (type == SOCK_RAW)
-		return RTN_PROTO_RAW;
-	if (protocol == IPPROTO_ICMP || protocol == IPPROTO_ICMPV6)
+		return icmp ? RTN_PROTO_RAW_ICMP : RTN_PROTO_RAW;
+	if (icmp)
 		return RTN_PROTO_ICMP;
 	if (type == SOCK_STREAM)
 		return RTN_PROTO_TCP;
@@ -209,7 +211,9 @@ static __always_inline void mask(__u8 *out, const __u8 *in, __u32 bytes, __u32 p
 
 static __always_inline int candidate_matches(struct rtn_candidate *c, __u8 name, __u16 port)
 {
-	if (c->proto && c->proto != name)
+	/* The rule's protocol is one of the socket's names. */
+	if (c->proto && c->proto != name &&
+	    !(name == RTN_PROTO_RAW_ICMP && (c->proto == RTN_PROTO_RAW || c->proto == RTN_PROTO_ICMP)))
 		return 0;
 	if (!c->nports)
 		return 1;

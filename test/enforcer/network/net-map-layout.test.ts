@@ -31,6 +31,7 @@ const EXPRESSIONS: Record<string, string> = {
   'proto.udp': 'RTN_PROTO_UDP',
   'proto.icmp': 'RTN_PROTO_ICMP',
   'proto.raw': 'RTN_PROTO_RAW',
+  'proto.rawIcmp': 'RTN_PROTO_RAW_ICMP',
   'proto.never': 'RTN_PROTO_NEVER',
   'op.socket': 'RTN_OP_SOCKET',
   'op.connect': 'RTN_OP_CONNECT',

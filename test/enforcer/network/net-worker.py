@@ -17,6 +17,8 @@ KINDS = {
     'udp': (socket.SOCK_DGRAM, 0),
     'icmp': (socket.SOCK_DGRAM, None),
     'raw': (socket.SOCK_RAW, None),
+    'raw-tcp': (socket.SOCK_RAW, socket.IPPROTO_TCP),
+    'packet': (socket.SOCK_RAW, 0),
 }
 
 print(json.dumps({'ready': True}), flush=True)
@@ -34,6 +36,8 @@ for line in sys.stdin:
             print(json.dumps({'error': e.errno if e.errno is not None else errno.ETIMEDOUT}), flush=True)
         continue
     family = socket.AF_INET6 if req.get('family') == 6 else socket.AF_INET
+    if req['kind'] == 'packet':
+        family = socket.AF_PACKET
     kind, proto = KINDS[req['kind']]
     if proto is None:
         proto = socket.IPPROTO_ICMPV6 if family == socket.AF_INET6 else socket.IPPROTO_ICMP

@@ -6,8 +6,28 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { getSocketNames, type SocketFacts } from '../../../compiler/decide/socket-names.js';
 
 const WORKER = resolve(fileURLToPath(import.meta.url), '../net-worker.py');
+
+/**
+ * The sockets the worker opens, by kind (net-worker.py KINDS), for IPv4: `icmp` is a ping socket, `raw` a raw
+ * ICMP socket (what ping opens as root), `raw-tcp` a raw socket of protocol 6, `packet` an AF_PACKET socket.
+ */
+export const WORKER_SOCKETS = {
+  tcp: { family: 2, type: 1, protocol: 0 },
+  udp: { family: 2, type: 2, protocol: 0 },
+  icmp: { family: 2, type: 2, protocol: 1 },
+  raw: { family: 2, type: 3, protocol: 1 },
+  'raw-tcp': { family: 2, type: 3, protocol: 6 },
+  packet: { family: 17, type: 3, protocol: 0 },
+} as const satisfies Record<string, SocketFacts>;
+export type WorkerSocketKind = keyof typeof WORKER_SOCKETS;
+
+/** The socket names of a worker socket kind (the oracle's getSocketNames). */
+export function getWorkerSocketNames(kind: WorkerSocketKind): string[] {
+  return getSocketNames(WORKER_SOCKETS[kind]);
+}
 
 /** A worker process in its own network namespace, moved into a cgroup. */
 export class Worker {

@@ -1,8 +1,9 @@
 // The cgroup network data plane on the real kernel (root): the programs of enforcer/network/ attached to
 // cgroups this test creates (never to one it did not create), a worker process in one of them and in a network
 // namespace the test creates (only `lo`, down: nothing leaves it; an allowed connect fails with ENETUNREACH
-// after the hook, a denied one with EPERM from the hook). Block, Audit, posture, raw sockets, sendmsg, a
-// restart that keeps the programs attached, and a differential test against the oracle on generated cases.
+// after the hook, a denied one with EPERM from the hook). Block, Audit, posture, raw sockets (by both names of
+// a raw ICMP socket), sendmsg, a restart that keeps the programs attached, and a differential test against
+// the oracle on generated cases.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, rmdirSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +26,7 @@ import {
   resolveCgroup2Root,
   toCgroup2Path,
 } from '../../../enforcer/network/network-plane.js';
-import { Worker } from './net-worker.js';
+import { Worker, getWorkerSocketNames, type WorkerSocketKind } from './net-worker.js';
 import { arbAddressScenario, restrictToTarget } from '../../compiler/decide/arbitrary-rule-set.js';
 import { Action, address, makePodPolicy, path, protocol } from '../../compiler/decide/rule-set-builder.js';
 import { hasCommand, isRoot, requirePrereqs } from '../../support/prereq.js';
@@ -201,16 +202,70 @@ describe('cgroup network data plane (real kernel, test-created cgroups and netwo
     assert.ok(stats.reported >= 3);
   });
 
-  it('denies a raw socket with a Block matchProtocols raw rule, and leaves tcp alone', async () => {
+  it('denies inet raw sockets with a Block matchProtocols raw rule (raw ICMP, raw TCP), and leaves tcp and ping sockets alone; packet sockets are not seen by cgroup sock_create', async () => {
     await applyRules({
       policies: [makePodPolicy('no-raw', [{ matcher: protocol('raw'), action: Action.Block }])],
     });
     events.length = 0;
     assert.deepEqual(await worker?.run({ kind: 'raw' }), { socket: EPERM, send: null });
     assert.deepEqual(await worker?.run({ kind: 'tcp' }), { socket: 0, send: null });
-    await waitForEvents(1);
+    assert.deepEqual(await worker?.run({ kind: 'icmp' }), { socket: 0, send: null });
+    assert.deepEqual(await worker?.run({ kind: 'raw-tcp' }), { socket: EPERM, send: null });
+    // The kernel runs cgroup/sock_create for inet and inet6 sockets only: a packet socket (named raw) is not
+    // decided on this plane, and the capability table says so (network.matchProtocols.raw on fanotify).
+    assert.deepEqual(await worker?.run({ kind: 'packet' }), { socket: 0, send: null });
+    await waitForEvents(2);
     assert.equal(events[0]?.syscall, 'SYS_SOCKET');
-    assert.equal(events[0]?.resource, 'protocol=raw');
+    assert.equal(events[0]?.resource, 'protocol=raw,icmp', 'a raw ICMP socket has both names');
+    assert.equal(events[1]?.resource, 'protocol=raw');
+    assert.equal(events.length, 2);
+  });
+
+  it('denies a raw ICMP socket and a ping socket with a Block matchProtocols icmp rule, not a raw TCP socket', async () => {
+    await applyRules({
+      policies: [makePodPolicy('no-icmp', [{ matcher: protocol('icmp'), action: Action.Block }])],
+    });
+    events.length = 0;
+    assert.deepEqual(await worker?.run({ kind: 'raw' }), { socket: EPERM, send: null });
+    assert.deepEqual(await worker?.run({ kind: 'icmp' }), { socket: EPERM, send: null });
+    assert.deepEqual(await worker?.run({ kind: 'raw-tcp' }), { socket: 0, send: null });
+    assert.deepEqual(await worker?.run({ kind: 'packet' }), { socket: 0, send: null });
+    await waitForEvents(2);
+    assert.deepEqual(
+      events.map((e) => [e.resource, e.policyName, e.action]),
+      [
+        ['protocol=raw,icmp', 'no-icmp', 'Block'],
+        ['protocol=icmp', 'no-icmp', 'Block'],
+      ],
+    );
+  });
+
+  it('decides a raw ICMP socket by both names with the usual precedence: Allow icmp with Audit raw audits, Allow icmp alone admits it under a block posture', async () => {
+    await applyRules(
+      {
+        policies: [
+          makePodPolicy('a-allow-icmp', [{ matcher: protocol('icmp'), action: Action.Allow }]),
+          makePodPolicy('b-audit-raw', [{ matcher: protocol('raw'), action: Action.Audit }]),
+        ],
+      },
+      { network: 'block' },
+    );
+    events.length = 0;
+    assert.deepEqual(await worker?.run({ kind: 'raw' }), { socket: 0, send: null });
+    await waitForEvents(1);
+    assert.deepEqual([events[0]?.policyName, events[0]?.action], ['b-audit-raw', 'Audit']);
+    await applyRules(
+      { policies: [makePodPolicy('only-icmp', [{ matcher: protocol('icmp'), action: Action.Allow }])] },
+      { network: 'block' },
+    );
+    events.length = 0;
+    const reportedBefore = (await plane?.stats())?.reported ?? 0;
+    assert.deepEqual(await worker?.run({ kind: 'raw' }), { socket: 0, send: null });
+    assert.deepEqual(await worker?.run({ kind: 'icmp' }), { socket: 0, send: null });
+    assert.equal((await plane?.stats())?.reported, reportedBefore, 'Allow icmp: no alert');
+    assert.deepEqual(await worker?.run({ kind: 'raw-tcp' }), { socket: EPERM, send: null });
+    await waitForEvents(1);
+    assert.deepEqual([events[0]?.policyName, events[0]?.resource], ['DefaultPosture', 'protocol=raw']);
   });
 
   it('least-permissive: Allow 10.0.0.0/8 with runtime-network-posture block denies other destinations (DefaultPosture)', async () => {
@@ -307,6 +362,10 @@ describe('cgroup network data plane (real kernel, test-created cgroups and netwo
     let compared = 0;
     let denied = 0;
     let alerted = 0;
+    // Packet sockets are left out: cgroup/sock_create never sees them (the raw rule test above shows it).
+    const RAW_KINDS: WorkerSocketKind[] = ['raw', 'raw-tcp'];
+    let rawTurn = 0;
+    const byKind = new Map<string, number>();
     for (const scenario of samples) {
       const restricted = restrictToTarget(scenario.ruleSet, EnforcementTarget.Fanotify);
       // Only pod policies of the worker's namespace and labels matter; the plane decides for that workload.
@@ -314,19 +373,28 @@ describe('cgroup network data plane (real kernel, test-created cgroups and netwo
       await applyRules(restricted, { network: networkPosture(scenario.postures) }, target);
       const ops = scenario.operations.filter((o) => o.operation === Operation.Network);
       for (const raw of ops) {
-        const kind = ['tcp', 'udp', 'icmp', 'raw'].includes(raw.resource.toLowerCase())
-          ? raw.resource.toLowerCase()
-          : 'tcp';
+        const resource = raw.resource.toLowerCase();
+        // A generated `raw` socket is, in turn, a raw ICMP socket (named raw and icmp) and a raw TCP socket
+        // (named raw).
+        const kind: WorkerSocketKind =
+          resource === 'raw'
+            ? (RAW_KINDS[rawTurn++ % RAW_KINDS.length] ?? 'raw')
+            : resource === 'tcp' || resource === 'udp' || resource === 'icmp'
+              ? resource
+              : 'tcp';
+        const names = getWorkerSocketNames(kind);
         const sock: OperationRequest = {
           operation: Operation.Network,
-          resource: kind,
+          resource: names[0] ?? '',
+          socketNames: names,
           write: false,
           owner: false,
         };
         const expectSocket = decideOperation(restricted, target, sock, {
           network: networkPosture(scenario.postures),
         });
-        const withAddress = raw.address !== undefined && kind !== 'raw';
+        // Raw and packet sockets have no cgroup connect or sendmsg hook: only their creation is decided.
+        const withAddress = raw.address !== undefined && names[0] !== 'raw';
         const req = withAddress
           ? {
               kind,
@@ -346,6 +414,7 @@ describe('cgroup network data plane (real kernel, test-created cgroups and netwo
           `socket ${kind}: ${JSON.stringify(expectSocket)}`,
         );
         compared++;
+        byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
         if (!expectSocket.allowed) denied++;
         const checkAlerts = async (): Promise<void> => {
           const reported = ((await plane?.stats())?.reported ?? 0) - reportedBefore;
@@ -375,6 +444,8 @@ describe('cgroup network data plane (real kernel, test-created cgroups and netwo
       compared > 150 && denied > 10 && alerted > 10,
       `${compared} compared, ${denied} denied, ${alerted} alerts`,
     );
+    for (const kind of ['tcp', 'udp', 'icmp', ...RAW_KINDS])
+      assert.ok((byKind.get(kind) ?? 0) >= 5, `${kind} sockets compared: ${byKind.get(kind) ?? 0}`);
   });
 });
 
