@@ -4,7 +4,9 @@
 // client namespace stand for two pods, each in a cgroup this test creates, enforced by the cgroup network plane
 // with policies/hardening/imds/imds-guard.yaml: the unlabelled pod's connect fails with EPERM and is reported,
 // the labelled pod gets a token; a host policy blocking the same address applies to the host cgroup only; a
-// Block `matchProtocols: raw` rule denies busybox ping. Nothing is attached to a cgroup the test did not create.
+// Block `matchProtocols: raw` rule denies busybox ping and iputils ping, and a Block `matchProtocols: icmp` rule
+// denies iputils ping too (its raw ICMP socket is named raw and icmp). Nothing is attached to a cgroup the test
+// did not create.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
@@ -88,6 +90,16 @@ spec:
       - protocol: raw
   action: Block
 `;
+const NO_ICMP = `apiVersion: security.runtime.com/v1
+kind: RuntimePolicy
+metadata: {name: no-icmp, namespace: team-a}
+spec:
+  selector: {matchLabels: {app: db}}
+  network:
+    matchProtocols:
+      - protocol: icmp
+  action: Block
+`;
 
 describe('IMDS guard with the cgroup network plane (IMDS service in test-created network namespaces)', function () {
   this.timeout(120_000);
@@ -95,7 +107,7 @@ describe('IMDS guard with the cgroup network plane (IMDS service in test-created
   let bpffs = '';
   let cgRoot = '';
   let cgTest = '';
-  const cg = { plain: '', labelled: '', host: '', other: '' };
+  const cg = { plain: '', labelled: '', host: '', other: '', icmp: '' };
   let server: ChildProcess | undefined;
   let plane: NetworkPlane | undefined;
   const workers: Worker[] = [];
@@ -112,7 +124,10 @@ describe('IMDS guard with the cgroup network plane (IMDS service in test-created
       [isRoot(), 'root (namespaces, cgroups, BPF)'],
       [cgroup2 !== '', 'a cgroup v2 mount'],
       [existsSync(LOADER) && existsSync(OBJECT), 'the network plane built (npm run build:native)'],
-      [hasCommand('ip') && hasCommand('python3') && hasCommand('busybox'), 'iproute2, python3 and busybox'],
+      [
+        hasCommand('ip') && hasCommand('python3') && hasCommand('busybox') && hasCommand('ping'),
+        'iproute2, python3, busybox and ping (iputils-ping)',
+      ],
     ]);
     removeNamespaces();
     createTopology();
@@ -127,6 +142,8 @@ describe('IMDS guard with the cgroup network plane (IMDS service in test-created
     cg.host = join(cgTest, 'host');
     // A container no policy selects, below the host cgroup (as pods are below the root on a node).
     cg.other = join(cg.host, 'pod-other');
+    // A pod (app=db) under the Block icmp rule, for ping only.
+    cg.icmp = join(cgTest, 'pod-icmp');
     for (const d of Object.values(cg)) mkdirSync(d, { recursive: true });
     const config = join(work, 'imds.yaml');
     writeFileSync(
@@ -197,6 +214,7 @@ describe('IMDS guard with the cgroup network plane (IMDS service in test-created
       { file: 'imds-guard.yaml', text: guard },
       { file: 'host.yaml', text: HOST_POLICY },
       { file: 'no-raw.yaml', text: NO_RAW },
+      { file: 'no-icmp.yaml', text: NO_ICMP },
     ]);
     assert.deepEqual(
       diagnostics.filter((d) => d.severity === 'error'),
@@ -231,6 +249,12 @@ describe('IMDS guard with the cgroup network plane (IMDS service in test-created
           labels: { app: 'agent', 'security.runtime.com/imds-access': 'allowed' },
           nodeLabels: {},
         }),
+        enforce('pod-icmp', cg.icmp, 1, {
+          kind: 'container',
+          namespace: 'team-a',
+          labels: { app: 'db' },
+          nodeLabels: {},
+        }),
         enforce('host', cg.host, 1, {
           kind: 'host',
           namespace: '',
@@ -254,7 +278,7 @@ describe('IMDS guard with the cgroup network plane (IMDS service in test-created
     await plane?.stop({ keepEnforcing: false }).catch(() => undefined);
     if (server !== undefined && server.exitCode === null) server.kill('SIGKILL');
     removeNamespaces();
-    for (const d of [cg.plain, cg.labelled, cg.other, cg.host, cgTest])
+    for (const d of [cg.plain, cg.labelled, cg.icmp, cg.other, cg.host, cgTest])
       if (d !== '' && existsSync(d)) rmdirSync(d);
     if (bpffs !== '') execFileSync('umount', [bpffs]);
     if (work !== '') rmSync(work, { recursive: true, force: true });
@@ -299,27 +323,64 @@ describe('IMDS guard with the cgroup network plane (IMDS service in test-created
     assert.deepEqual((await plane?.enforced())?.workloads.includes('pod-other'), false);
   });
 
-  it('a Block matchProtocols raw rule denies busybox ping in the pod (its raw socket gets EPERM)', () => {
-    const r = spawnSync(
+  /**
+   * Runs iputils ping as root from the client namespace to the router (one hop; not the metadata address, whose
+   * connects the guard blocks: ping's source-address probe connects a UDP socket), in a pod's cgroup. Ping
+   * sockets are switched off in the namespace for the run (ping_group_range "1 0", set back after), so ping
+   * opens a raw ICMP socket, as it does as root where ping sockets are not allowed.
+   */
+  function ping(
+    cgroupDir: string,
+    command = 'ping',
+  ): { status: number | null; stdout: string; stderr: string } {
+    const sysctl = '/proc/sys/net/ipv4/ping_group_range';
+    const script = `echo '1 0' > ${sysctl}; ${command} -c 1 -W 2 198.51.100.1; rc=$?; echo '0 2147483647' > ${sysctl}; exit $rc`;
+    return spawnSync(
       'sh',
-      // Into the cgroup first: `ip netns exec` mounts the namespace's own /sys, without the cgroup file system.
       [
         '-c',
-        `echo $$ > ${join(cg.plain, 'cgroup.procs')} && exec ip netns exec ${NS.client} busybox ping -c 1 -W 1 169.254.169.254`,
+        `echo $$ > ${join(cgroupDir, 'cgroup.procs')} && exec ip netns exec ${NS.client} sh -c "$1"`,
+        'sh',
+        script,
       ],
       { encoding: 'utf8', timeout: 20_000 },
     );
-    assert.notEqual(r.status, 0);
-    assert.match(r.stderr, /Operation not permitted|permission denied/i);
-    // The labelled pod's policies have no raw rule: its ping goes out and is answered.
-    const ok = spawnSync(
-      'sh',
-      [
-        '-c',
-        `echo $$ > ${join(cg.labelled, 'cgroup.procs')} && exec ip netns exec ${NS.client} busybox ping -c 1 -W 2 169.254.169.254`,
-      ],
-      { encoding: 'utf8', timeout: 20_000 },
-    );
+  }
+
+  it('a Block matchProtocols raw rule denies iputils ping (its raw ICMP socket gets EPERM, reported as raw,icmp)', async () => {
+    events.length = 0;
+    const r = ping(cg.plain);
+    assert.notEqual(r.status, 0, r.stdout + r.stderr);
+    assert.match(r.stderr, /socket: Operation not permitted/);
+    const e = await waitFor((x) => x.workload === 'pod-plain' && x.policyName === 'no-raw');
+    assert.deepEqual([e.action, e.syscall, e.resource], ['Block', 'SYS_SOCKET', 'protocol=raw,icmp']);
+    // The labelled pod has no raw rule: the same ping is answered.
+    const ok = ping(cg.labelled);
     assert.equal(ok.status, 0, ok.stderr + ok.stdout);
+  });
+
+  it('a Block matchProtocols raw rule denies busybox ping in the pod (its raw ICMP socket gets EPERM)', async () => {
+    events.length = 0;
+    const r = ping(cg.plain, 'busybox ping');
+    assert.notEqual(r.status, 0, r.stdout + r.stderr);
+    assert.match(r.stderr, /not permitted|permission denied/i);
+    const e = await waitFor((x) => x.workload === 'pod-plain' && x.policyName === 'no-raw');
+    assert.deepEqual([e.action, e.resource], ['Block', 'protocol=raw,icmp']);
+    const ok = ping(cg.labelled, 'busybox ping');
+    assert.equal(ok.status, 0, ok.stderr + ok.stdout);
+  });
+
+  it('a Block matchProtocols icmp rule denies iputils ping too (the raw ICMP socket is also named icmp)', async () => {
+    events.length = 0;
+    const r = ping(cg.icmp);
+    assert.notEqual(r.status, 0, r.stdout + r.stderr);
+    assert.match(r.stderr, /socket: Operation not permitted/);
+    const e = await waitFor((x) => x.workload === 'pod-icmp' && x.policyName === 'no-icmp');
+    assert.deepEqual([e.action, e.syscall, e.resource], ['Block', 'SYS_SOCKET', 'protocol=raw,icmp']);
+    // Only raw ICMP sockets reached the hook (the ping sockets ping tries first fail the group check before it).
+    assert.deepEqual(
+      [...new Set(events.filter((x) => x.workload === 'pod-icmp').map((x) => x.resource))],
+      ['protocol=raw,icmp'],
+    );
   });
 });
