@@ -23,6 +23,7 @@
 #define RT_NET_UDP 2
 #define RT_NET_ICMP 3
 #define RT_NET_RAW 4
+#define RT_NET_RAW_ICMP 5 /* a raw ICMP socket: named raw and icmp */
 #define RT_NET_NEVER 255 /* an address rule's protocol no socket of this plane is named by (sctp, icmpv6) */
 
 /* rt_addr (LPM trie): key of one block, or of one destination (prefixlen RT_ADDR_KEY_BITS + 128). */

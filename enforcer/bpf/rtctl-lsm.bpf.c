@@ -157,7 +157,8 @@ struct scratch {
 	__u8 owner;
 	__u8 tty;
 	__u8 silent; /* set by conclude: the answer was "allow without alert" */
-	__u8 pad[7];
+	__u8 icmp_too; /* Network: a raw ICMP socket, named icmp besides s->res (raw) */
+	__u8 pad[6];
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -426,6 +427,15 @@ static __always_inline void find_rule(struct scratch *s, const char *name, int n
 	__builtin_memcpy(s->ikey.key, s->res, RT_PATH_MAX);
 	if (cls == RT_CLASS_NETWORK) {
 		eval_list(s, RT_NODE_PROTOCOL, 0);
+		/* Every name of the socket: the lowest rule index of their lists is the oracle's precedence. */
+		if (s->icmp_too) {
+			__builtin_memset(s->ikey.key, 0, RT_PATH_MAX);
+			s->ikey.key[0] = 'i';
+			s->ikey.key[1] = 'c';
+			s->ikey.key[2] = 'm';
+			s->ikey.key[3] = 'p';
+			eval_list(s, RT_NODE_PROTOCOL, 0);
+		}
 		__builtin_memset(s->ikey.key, 0, RT_PATH_MAX);
 		s->ikey.key[0] = 'a';
 		s->ikey.key[1] = 'l';
@@ -534,6 +544,7 @@ static __always_inline struct scratch *begin_with(struct rt_config *cfg, struct 
 	s->write = 0;
 	s->owner = 0;
 	s->silent = 0;
+	s->icmp_too = 0;
 	s->tty = BPF_CORE_READ(t, signal, tty) != NULL;
 	count(0);
 	return s;
@@ -741,7 +752,8 @@ int BPF_PROG(rt_file_open, struct file *file, int ret)
 	return verdict;
 }
 
-/* Protocol name of a socket, as the rules write it; 0 when network rules do not apply. */
+/* The first name of a socket, as the rules write it (docs/semantics.md "Socket names"); 0 when network rules
+ * do not apply. A raw ICMP socket is raw here and icmp too (is_raw_icmp, s->icmp_too). */
 static __always_inline int protocol_name(char *dst, int family, int type, int protocol)
 {
 	__builtin_memset(dst, 0, RT_PATH_MAX);
@@ -752,6 +764,10 @@ static __always_inline int protocol_name(char *dst, int family, int type, int pr
 	if (family != AF_INET && family != AF_INET6)
 		return 0;
 	type &= 0xf;
+	if (type == SOCK_RAW) {
+		dst[0] = 'r'; dst[1] = 'a'; dst[2] = 'w';
+		return 3;
+	}
 	if (protocol == IPPROTO_ICMP || protocol == IPPROTO_ICMPV6) {
 		dst[0] = 'i'; dst[1] = 'c'; dst[2] = 'm'; dst[3] = 'p';
 		return 4;
@@ -764,11 +780,14 @@ static __always_inline int protocol_name(char *dst, int family, int type, int pr
 		dst[0] = 'u'; dst[1] = 'd'; dst[2] = 'p';
 		return 3;
 	}
-	if (type == SOCK_RAW) {
-		dst[0] = 'r'; dst[1] = 'a'; dst[2] = 'w';
-		return 3;
-	}
 	return 0;
+}
+
+/* An inet raw socket of ICMP or ICMPv6: its second name is icmp. */
+static __always_inline __u8 is_raw_icmp(int family, int type, int protocol)
+{
+	return (family == AF_INET || family == AF_INET6) && (type & 0xf) == SOCK_RAW &&
+	       (protocol == IPPROTO_ICMP || protocol == IPPROTO_ICMPV6);
 }
 
 static __always_inline int decide_socket(int family, int type, int protocol)
@@ -779,6 +798,7 @@ static __always_inline int decide_socket(int family, int type, int protocol)
 	s->res_len = protocol_name(s->res, family, type, protocol);
 	if (!s->res_len)
 		return 0;
+	s->icmp_too = is_raw_icmp(family, type, protocol);
 	struct task_struct *t = bpf_get_current_task_btf();
 	s->actor_len = exe_path(s, t, s->actor, 1);
 	find_rule(s, s->res, 0);
@@ -883,7 +903,9 @@ static long walk_address(__u32 i, void *ctx)
 	__u32 r = ref->rule;
 	if (r >= s->best)
 		return 1; /* ascending: no later rule beats the best one */
-	if (ref->proto && ref->proto != a->name)
+	/* The rule's protocol is one of the socket's names. */
+	if (ref->proto && ref->proto != a->name &&
+	    !(a->name == RT_NET_RAW_ICMP && (ref->proto == RT_NET_RAW || ref->proto == RT_NET_ICMP)))
 		return 0;
 	if (ref->nports) {
 		int hit = 0;
@@ -922,8 +944,10 @@ static __always_inline void put_destination(struct scratch *s, struct addr_scrat
 	s->res_len = strlen_path(s->res);
 }
 
-static __always_inline __u8 net_code(const char *name)
+static __always_inline __u8 net_code(const char *name, __u8 icmp_too)
 {
+	if (icmp_too)
+		return RT_NET_RAW_ICMP;
 	switch (name[0]) {
 	case 't':
 		return RT_NET_TCP;
@@ -947,8 +971,9 @@ static __always_inline int decide_destination(int family, int type, int protocol
 	s->res_len = protocol_name(s->res, family, type, protocol);
 	if (!s->res_len)
 		return 0;
+	s->icmp_too = is_raw_icmp(family, type, protocol);
 	struct addr_scratch *a = bpf_map_lookup_elem(&rt_addr_scratch, &zero);
-	int have = a && read_destination(a, address, len, net_code(s->res));
+	int have = a && read_destination(a, address, len, net_code(s->res, s->icmp_too));
 	struct task_struct *t = bpf_get_current_task_btf();
 	s->actor_len = exe_path(s, t, s->actor, 1);
 	find_rule(s, s->res, 0);

@@ -115,6 +115,7 @@ describe('BPF-LSM address rules: the rt_addr maps', function () {
       udp: 'RT_NET_UDP',
       icmp: 'RT_NET_ICMP',
       raw: 'RT_NET_RAW',
+      rawIcmp: 'RT_NET_RAW_ICMP',
       never: 'RT_NET_NEVER',
       slotAt: '__builtin_offsetof(struct rt_addr_key, slot)',
       addrAt: '__builtin_offsetof(struct rt_addr_key, addr)',
@@ -159,7 +160,7 @@ describe('BPF-LSM address rules: the rt_addr maps', function () {
       { key: RT_ADDR_KEY_SIZE, ref: RT_ADDR_REF_SIZE, val: RT_ADDR_VAL_SIZE, wl: RT_ADDR_WL_SIZE },
     );
     for (const [k, v] of Object.entries(AddrLimit)) assert.equal(c[k], v, k);
-    for (const name of ['tcp', 'udp', 'icmp', 'raw', 'never'] as const)
+    for (const name of ['tcp', 'udp', 'icmp', 'raw', 'rawIcmp', 'never'] as const)
       assert.equal(c[name], NetProto[name], name);
     assert.deepEqual([c['slotAt'], c['addrAt'], c['portsAt'], c['refsAt']], [4, 8, 6, 8]);
   });

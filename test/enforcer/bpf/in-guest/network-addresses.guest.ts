@@ -16,7 +16,7 @@ import type { Decision } from '../../../../compiler/decide/decision.js';
 import { EnforcementTarget } from '../../../../compiler/enforcement/enforcement-table.js';
 import { formatIpAddress, parseCidr } from '../../../../compiler/net/cidr.js';
 import { arbAddressScenario, restrictToTarget } from '../../../compiler/decide/arbitrary-rule-set.js';
-import { Worker } from '../../network/net-worker.js';
+import { Worker, getWorkerSocketNames, type WorkerSocketKind } from '../../network/net-worker.js';
 import type { OperationRequest, Workload } from '../../../../compiler/decide/decision-input.js';
 import type { RuleSet } from '../../../../compiler/ir/rule-set.js';
 import { BpfLsmPlane } from '../../../../enforcer/bpf/bpf-lsm-plane.js';
@@ -574,6 +574,8 @@ describe('BPF-LSM: address and protocol decisions equal the oracle on generated 
     let denied = 0;
     let alerted = 0;
     let byAddress = 0;
+    let kindTurn = 0;
+    const byKind = new Map<string, number>();
     for (const scenario of samples) {
       const ruleSet = restrictToTarget(scenario.ruleSet, EnforcementTarget.BpfLsm);
       // The workload the first pod policy selects (else the scenario's container, else a pod), so that the
@@ -623,21 +625,31 @@ describe('BPF-LSM: address and protocol decisions equal the oracle on generated 
         })
         .slice(0, 4);
       for (const raw of [...scenario.operations.filter((o) => o.operation === 'Network'), ...aimed]) {
-        // The worker's raw socket is SOCK_RAW with IPPROTO_ICMP, which this plane names `icmp`
-        // (protocol_name(); the protocol rules' own test covers it): raw sockets are left out here.
-        const kind = ['tcp', 'udp', 'icmp'].includes(raw.resource.toLowerCase())
-          ? raw.resource.toLowerCase()
-          : 'tcp';
+        // Socket kinds by the generated name, in turn: `raw` a raw ICMP socket (named raw and icmp), a raw
+        // TCP socket or a packet socket (named raw); `icmp` a ping socket or a raw ICMP socket.
+        const resource = raw.resource.toLowerCase();
+        const turn = kindTurn++;
+        const kind: WorkerSocketKind =
+          resource === 'raw'
+            ? ((['raw', 'raw-tcp', 'packet'] as const)[turn % 3] ?? 'raw')
+            : resource === 'icmp'
+              ? ((['icmp', 'raw'] as const)[turn % 2] ?? 'icmp')
+              : resource === 'tcp' || resource === 'udp'
+                ? resource
+                : 'tcp';
+        byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
+        const names = getWorkerSocketNames(kind);
         const actor = { executable: workerExe, write: false, owner: false, tty: false };
         const socketDecision = decideOperation(
           ruleSet,
           target,
-          { operation: 'Network', resource: kind, ...actor },
+          { operation: 'Network', resource: names[0] ?? '', socketNames: names, ...actor },
           postures,
         );
-        const withAddress = raw.address !== undefined;
-        // Ports belong to tcp and udp; the plane asks icmp sends with port 0, as the oracle documents.
-        const port = kind === 'icmp' ? 0 : (raw.port ?? 80);
+        // A packet socket has no inet destination: only its creation is decided.
+        const withAddress = raw.address !== undefined && kind !== 'packet';
+        // Ports belong to tcp and udp; the plane asks icmp and raw sends with port 0, as the oracle documents.
+        const port = kind === 'tcp' || kind === 'udp' ? (raw.port ?? 80) : 0;
         const op = kind === 'tcp' ? ('connect' as const) : ('sendmsg' as const);
         const reportedBefore = (await plane.stats()).reported;
         const seen = events.events.length;
@@ -656,7 +668,14 @@ describe('BPF-LSM: address and protocol decisions equal the oracle on generated 
           const d = decideOperation(
             ruleSet,
             target,
-            { operation: 'Network', resource: kind, address: raw.address ?? '', port, ...actor },
+            {
+              operation: 'Network',
+              resource: names[0] ?? '',
+              socketNames: names,
+              address: raw.address ?? '',
+              port,
+              ...actor,
+            },
             postures,
           );
           assert.equal(
@@ -697,5 +716,7 @@ describe('BPF-LSM: address and protocol decisions equal the oracle on generated 
       compared > 150 && denied > 10 && alerted > 10 && byAddress > 10,
       `${compared} compared, ${denied} denied, ${alerted} alerts, ${byAddress} by address`,
     );
+    for (const kind of ['tcp', 'udp', 'icmp', 'raw', 'raw-tcp', 'packet'])
+      assert.ok((byKind.get(kind) ?? 0) >= 3, `${kind} sockets compared: ${byKind.get(kind) ?? 0}`);
   });
 });

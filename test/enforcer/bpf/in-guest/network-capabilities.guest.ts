@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { decideOperation } from '../../../../compiler/decide/decide.js';
+import { getSocketNames } from '../../../../compiler/decide/socket-names.js';
 import type { OperationRequest, Workload } from '../../../../compiler/decide/decision-input.js';
 import type { BpfLsmPlane } from '../../../../enforcer/bpf/bpf-lsm-plane.js';
 import {
@@ -125,18 +126,44 @@ describe('BPF-LSM: network and capabilities decisions', function () {
   });
 
   it('applies a fromSource-scoped protocol rule only to its executable', () => {
+    // A raw ICMP socket is named raw and icmp (docs/semantics.md "Socket names"); the icmp rule is busybox's.
     const r = runInNamespace(ns.anchor.pid, socketScript('SOCK_RAW', 1));
     assert.equal(r.stdout.trim(), 'ok', r.stderr);
     assert.equal(
       oracleAllows({
         operation: 'Network',
-        resource: 'icmp',
+        resource: 'raw',
+        socketNames: getSocketNames({ family: 2, type: 3, protocol: 1 }),
         executable: PY_ACTOR,
         write: false,
         owner: true,
       }),
       true,
     );
+  });
+
+  it('names a raw ICMP socket icmp too: busybox ping (a raw ICMP socket as root) is denied by the icmp rule', async () => {
+    const r = runInNamespace(ns.anchor.pid, '/usr/bin/busybox ping -c 1 -W 1 127.0.0.1');
+    assert.notEqual(r.status, 0, r.stdout);
+    assert.match(r.stderr, /raw socket|Permission denied/i);
+    assert.equal(
+      oracleAllows({
+        operation: 'Network',
+        resource: 'raw',
+        socketNames: getSocketNames({ family: 2, type: 3, protocol: 1 }),
+        executable: '/usr/bin/busybox',
+        write: false,
+        owner: true,
+      }),
+      false,
+    );
+    const e = await events.waitFor(
+      (x) => x.operation === 'Network' && x.resource === 'raw' && x.processName === '/usr/bin/busybox',
+    );
+    assert.ok(e);
+    assert.equal(e.action, 'Block');
+    assert.equal(e.policyName, 'net-caps');
+    assert.match(e.syscallArgs, /domain=2 type=3 protocol=1/);
   });
 
   it('denies chown(2) under a Block on the chown capability, for the workload only', async () => {
