@@ -158,8 +158,8 @@ const BPF_PROTOCOLS = new Set(['tcp', 'udp', 'icmp', 'raw', 'all']);
 /** How the BPF-LSM programs name sockets, where a rule matches more than its name says. */
 const BPF_NOTES: Readonly<Record<string, string>> = {
   tcp: 'any inet stream socket (SCTP and MPTCP streams too)',
-  icmp: 'ICMPv6 sockets too',
-  raw: 'inet raw and packet sockets',
+  icmp: 'ping sockets and raw ICMP sockets (a raw ICMP socket is named raw and icmp), ICMPv6 too',
+  raw: 'inet raw sockets (raw ICMP ones are icmp too) and packet sockets',
   all: 'inet, inet6 and packet sockets; unix sockets are never decided',
 };
 /** Protocols an AppArmor 3 network rule can name (as protocol or socket type), and `all` (`network,`). */
@@ -181,9 +181,9 @@ const CGROUP_PROTOCOLS = new Set(['tcp', 'udp', 'icmp', 'raw', 'all']);
 const CGROUP_NOTES: Readonly<Record<string, string>> = {
   tcp: 'cgroup sock_create: any inet stream socket (SCTP and MPTCP streams too); denials return EPERM',
   udp: 'cgroup sock_create: any inet datagram socket that is not a ping socket; denials return EPERM',
-  icmp: 'cgroup sock_create: ping sockets (datagram ICMP and ICMPv6); raw ICMP sockets are raw; denials return EPERM',
-  raw: 'cgroup sock_create: inet raw and packet sockets; denials return EPERM',
-  all: 'cgroup sock_create: inet, inet6 and packet sockets; unix sockets are never decided',
+  icmp: 'cgroup sock_create: ping sockets and raw ICMP sockets (a raw ICMP socket is named raw and icmp), ICMPv6 too; denials return EPERM',
+  raw: 'cgroup sock_create: inet raw sockets (raw ICMP ones are icmp too); packet sockets never reach cgroup sock_create and are not decided on this plane; denials return EPERM',
+  all: 'cgroup sock_create: inet and inet6 sockets; packet and unix sockets are never decided',
 };
 const FANOTIFY_NO_CAPABILITIES = notEnforced('fanotify has no capability hook');
 const SELINUX_NETWORK_CAPABILITIES = notEnforced(
