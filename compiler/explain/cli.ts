@@ -135,7 +135,10 @@ export function registerExplainCommand(program: Command): void {
     .option('--open <path>', 'a process opens this file (for reading unless --write)')
     .option('--write', 'with --open: open for writing')
     .option('--owner', 'the acting user owns the file or binary')
-    .option('--connect <protocol>', 'a process opens a socket of this protocol (tcp, udp, icmp, raw, ...)')
+    .option(
+      '--connect <protocol>',
+      'a process opens a socket of this protocol (tcp, udp, icmp, raw, ...), or with these names (raw,icmp: a raw ICMP socket)',
+    )
     .option('--capability <name>', 'a process uses this capability (net_raw, sys_admin, ...)')
     .option('--source <path>', 'the acting executable (for --exec: the parent that executes it)')
     .option('--tty', 'the process has a terminal (for pts rules)')

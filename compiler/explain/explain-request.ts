@@ -134,12 +134,23 @@ export function parseExplainOptions(options: ExplainOptions): ParseExplainResult
         owner: options.owner === true,
       };
     } else if (options.connect !== undefined) {
+      // One name (`tcp`), or every name of the socket (`raw,icmp`: a raw ICMP socket, docs/semantics.md).
+      const names = options.connect
+        .toLowerCase()
+        .split(',')
+        .map((n) => n.trim());
+      if (names.some((n) => n === ''))
+        return {
+          ok: false,
+          error: `--connect expects a protocol or names separated by commas (raw,icmp), got ${JSON.stringify(options.connect)}`,
+        };
       operation = {
         operation: Operation.Network,
-        resource: options.connect.toLowerCase(),
+        resource: names[0] ?? '',
         write: false,
         owner: false,
       };
+      if (names.length > 1) operation.socketNames = names;
     } else {
       operation = {
         operation: Operation.Capabilities,

@@ -9,7 +9,7 @@ import { parseExplainOptions, type ExplainOptions } from '../../../compiler/expl
 import { explainRequest, formatExplainText } from '../../../compiler/explain/explain.js';
 import { lintTexts } from '../../../compiler/lint.js';
 import { repoRoot } from '../backends/golden-support.js';
-import { Action, dir, makePodPolicy, path as pathM } from '../decide/rule-set-builder.js';
+import { Action, dir, makePodPolicy, path as pathM, protocol } from '../decide/rule-set-builder.js';
 
 const usageCases: { name: string; options: ExplainOptions; error: RegExp }[] = [
   { name: 'no operation', options: {}, error: /say which operation/ },
@@ -130,6 +130,31 @@ describe('rtctl explain', () => {
       assert.equal(o.request.operation.executable, '/bin/cat');
       assert.equal(o.request.operation.write, true);
       assert.deepEqual(o.request.postures, { file: 'block', network: 'audit' });
+    });
+
+    it('--connect takes one protocol, or every name of the socket (raw,icmp)', () => {
+      const one = parseExplainOptions({ connect: 'TCP' });
+      assert.ok(one.ok);
+      assert.deepEqual(
+        [one.request.operation.resource, one.request.operation.socketNames],
+        ['tcp', undefined],
+      );
+      const two = parseExplainOptions({ connect: 'raw,icmp', labels: 'app=web' });
+      assert.ok(two.ok);
+      assert.deepEqual(
+        [two.request.operation.resource, two.request.operation.socketNames],
+        ['raw', ['raw', 'icmp']],
+      );
+      const ruleSet = {
+        policies: [makePodPolicy('no-icmp', [{ matcher: protocol('icmp'), action: Action.Block }])],
+      };
+      assert.equal(explainRequest(ruleSet, two.request).allowed, false);
+      const raw = parseExplainOptions({ connect: 'raw', labels: 'app=web' });
+      assert.ok(raw.ok);
+      assert.equal(explainRequest(ruleSet, raw.request).allowed, true);
+      const bad = parseExplainOptions({ connect: 'raw,' });
+      assert.ok(!bad.ok);
+      assert.match(bad.error, /--connect expects a protocol or names/);
     });
 
     it('--args and --tty reach the operation', () => {
