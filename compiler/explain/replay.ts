@@ -3,6 +3,7 @@
 // in, one outcome out. What an alert does not record is an assumption, stated in docs/policy-tests.md: the file
 // owner (taken as not the acting user), a host's node labels (--node-labels), the process's arguments and tty.
 import { WorkloadKind, type OperationRequest, type Workload } from '../decide/decision-input.js';
+import { getSocketNames } from '../decide/socket-names.js';
 import type { NamespacePostures } from '../front-end/checked-documents.js';
 import { Operation, type RuleSet } from '../ir/rule-set.js';
 import type { DeclaredPostures } from '../model/posture.js';
@@ -99,11 +100,35 @@ export function toReplayRequest(
     write: operation === Operation.File && isWrite(str(record, 'Data') ?? ''),
     owner: false,
   };
+  if (operation === Operation.Network) {
+    const names = getRecordedSocketNames(resource, str(record, 'Data') ?? '');
+    if (names.length > 0) {
+      req.resource = names[0] ?? '';
+      if (names.length > 1) req.socketNames = names;
+    }
+  }
   if (source.startsWith('/')) {
     if (operation === Operation.Process) req.parentExecutable = source;
     else req.executable = source;
   }
   return { workload, operation: req, postures: {} };
+}
+
+/**
+ * The socket names of a Network alert (docs/semantics.md "Socket names"): from the socket's numbers in `Data`
+ * (`domain=2 type=3 protocol=1`, BPF-LSM), else from a `protocol=raw,icmp` resource (cgroup plane); none
+ * when the record says neither.
+ */
+export function getRecordedSocketNames(resource: string, data: string): string[] {
+  const numbers = /(?:^| )domain=(\d+) type=(\d+) protocol=(\d+)(?: |$)/.exec(data);
+  if (numbers !== null)
+    return getSocketNames({
+      family: Number(numbers[1]),
+      type: Number(numbers[2]),
+      protocol: Number(numbers[3]),
+    });
+  const named = /^protocol=([a-z0-9]+(?:,[a-z0-9]+)*)$/i.exec(resource);
+  return named === null ? [] : (named[1] ?? '').toLowerCase().split(',');
 }
 
 /** Replays one line of an alert log (1-based line number). */

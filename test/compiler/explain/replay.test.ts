@@ -117,6 +117,50 @@ describe('explain --replay: alert record → request', () => {
       { ...BLOCK, Operation: 'Syscall' },
       /operation "Syscall" is not decided by policies/,
     ],
+    [
+      'a raw ICMP socket on BPF-LSM: both names from the socket numbers in Data',
+      {
+        ...BLOCK,
+        Operation: 'Network',
+        Source: '/usr/bin/ping',
+        Resource: 'raw',
+        Data: 'syscall=SYS_SOCKET domain=2 type=3 protocol=1',
+      },
+      {
+        workload: { kind: 'container', namespace: 'shop', labels: { app: 'web' }, nodeLabels: {} },
+        operation: {
+          operation: 'Network',
+          resource: 'raw',
+          socketNames: ['raw', 'icmp'],
+          write: false,
+          owner: false,
+          executable: '/usr/bin/ping',
+        },
+        postures: {},
+      },
+    ],
+    [
+      'a raw ICMP socket on the cgroup plane: both names from the resource',
+      {
+        ...BLOCK,
+        Operation: 'Network',
+        Source: '/usr/bin/ping',
+        Resource: 'protocol=raw,icmp',
+        Data: 'syscall=SYS_SOCKET family=AF_INET protocol=raw,icmp',
+      },
+      {
+        workload: { kind: 'container', namespace: 'shop', labels: { app: 'web' }, nodeLabels: {} },
+        operation: {
+          operation: 'Network',
+          resource: 'raw',
+          socketNames: ['raw', 'icmp'],
+          write: false,
+          owner: false,
+          executable: '/usr/bin/ping',
+        },
+        postures: {},
+      },
+    ],
     ['a record without Resource', { ...BLOCK, Resource: 3 }, /not an alert record/],
     ['labels that are not pairs', { ...BLOCK, Labels: 'app' }, /Labels "app" are not k=v pairs/],
   ];

@@ -699,7 +699,13 @@ describe('BPF-LSM: address and protocol decisions equal the oracle on generated 
           }
         }
         // The kernel counts each report before the system call returns; the last alert is the oracle's.
-        assert.equal((await plane.stats()).reported - reportedBefore, alerts, `alerts of ${what}`);
+        const reported = (await plane.stats()).reported - reportedBefore;
+        if (reported !== alerts) await events.waitFor((x) => events.events.indexOf(x) >= seen + reported - 1);
+        assert.equal(
+          reported,
+          alerts,
+          `alerts of ${what}: ${JSON.stringify(events.events.slice(seen).map((x) => [x.resource, x.policyName, x.action, x.syscall, x.syscallArgs]))}`,
+        );
         alerted += alerts;
         if (last !== null) {
           const e = await events.waitFor((x) => events.events.indexOf(x) >= seen + alerts - 1);
