@@ -3,6 +3,8 @@
 // socket kind of interest × every rule set of interest, decided by the oracle and by the rule table's own
 // walk (compiler/rule-table/, what the kernel planes' encoders use), which must agree.
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import '../../support/property-seed.js';
 import { decideOperation } from '../../../compiler/decide/decide.js';
 import type { OperationRequest, Postures, Workload } from '../../../compiler/decide/decision-input.js';
 import { getSocketNames, type SocketFacts } from '../../../compiler/decide/socket-names.js';
@@ -10,6 +12,7 @@ import type { RuleSet } from '../../../compiler/ir/rule-set.js';
 import { buildRuleTableImage } from '../../../compiler/rule-table/build-rule-table.js';
 import { readRuleTable } from '../../../compiler/rule-table/read-rule-table.js';
 import { Action, Operation, address, makePodPolicy, protocol, srcPath } from './rule-set-builder.js';
+import { arbAddressScenario } from './arbitrary-rule-set.js';
 
 const pod: Workload = { kind: 'container', namespace: 'default', labels: { app: 'web' }, nodeLabels: {} };
 const AF_INET = 2;
@@ -290,4 +293,37 @@ describe('decision oracle: an address rule protocol is one of the socket names',
       assert.equal(read.table.decide(read.table.selectPolicies(pod), op).allowed, d.allowed);
     });
   }
+});
+
+describe('socket names: the rule table walk decides every socket kind as the oracle (fast-check, fixed seed)', () => {
+  it('agrees on generated rule sets, workloads, postures and destinations for every socket kind', () => {
+    let compared = 0;
+    let twoNames = 0;
+    fc.assert(
+      fc.property(arbAddressScenario, (scenario) => {
+        const read = readRuleTable(buildRuleTableImage(scenario.ruleSet).bytes);
+        if (!read.ok) return false;
+        const set = read.table.selectPolicies(scenario.workload);
+        for (const op of scenario.operations.filter((o) => o.operation === Operation.Network)) {
+          for (const kind of Object.keys(SOCKETS)) {
+            const names = SOCKETS[kind]?.names ?? [];
+            if (names.length === 0) continue;
+            const req: OperationRequest = { ...op, resource: names[0] ?? '', socketNames: names };
+            const d = decideOperation(scenario.ruleSet, scenario.workload, req, scenario.postures);
+            const t = read.table.decide(set, req, scenario.postures);
+            assert.deepEqual(
+              { allowed: t.allowed, alert: t.alert, line: t.rule?.line ?? null },
+              { allowed: d.allowed, alert: d.alert, line: d.rule?.line ?? null },
+              `${kind} ${JSON.stringify(req)}`,
+            );
+            compared++;
+            if (names.length > 1) twoNames++;
+          }
+        }
+        return true;
+      }),
+      { numRuns: 300 },
+    );
+    assert.ok(compared > 1000 && twoNames > 200, `${compared} compared, ${twoNames} with two names`);
+  });
 });

@@ -540,6 +540,7 @@ describe('BPF-LSM: address rules (matchAddresses) in the socket_connect and sock
 describe('BPF-LSM: address and protocol decisions equal the oracle on generated cases (fast-check, fixed seed)', function () {
   this.timeout(600_000);
   const EACCES = 13;
+  const EPERM = 1;
   let plane: BpfLsmPlane;
   let events: EventCollector;
   let cg: CgroupWorkload;
@@ -664,6 +665,21 @@ describe('BPF-LSM: address and protocol decisions equal the oracle on generated 
         if (!socketDecision.allowed) denied++;
         let alerts = socketDecision.alert === null ? 0 : 1;
         let last = socketDecision.alert;
+        // Raw and packet sockets need CAP_NET_RAW: the kernel asks capable() after socket_create let the socket
+        // be made, and this plane decides that too (Capabilities, net_raw); a denial there is EPERM.
+        if (socketDecision.allowed && names[0] === 'raw') {
+          const cap = decideOperation(
+            ruleSet,
+            target,
+            { operation: 'Capabilities', resource: 'net_raw', ...actor },
+            postures,
+          );
+          assert.equal(got.socket === EPERM, !cap.allowed, `net_raw of ${what} ${JSON.stringify(cap.alert)}`);
+          if (cap.alert !== null) {
+            alerts++;
+            last = cap.alert;
+          }
+        }
         if (withAddress && got.socket === 0) {
           const d = decideOperation(
             ruleSet,
