@@ -176,6 +176,16 @@ const APPARMOR_PROTOCOLS = new Set([
   'all',
 ]);
 
+/**
+ * Where AppArmor's own reading of a network name differs from the socket names of docs/semantics.md
+ * (apparmor_parser's mapping: `icmp` is inet raw protocol 1, `udp` every inet datagram socket, `raw` the raw
+ * type of every family). A raw ICMPv4 socket matches both `network raw` and `network icmp`, as on the planes.
+ */
+const APPARMOR_NOTES: Readonly<Record<string, string>> = {
+  icmp: 'AppArmor reads icmp as IPv4 raw ICMP sockets only: ping sockets and ICMPv6 sockets are not matched',
+  udp: 'AppArmor reads udp as every inet and inet6 datagram socket, ping sockets too',
+  raw: 'AppArmor reads raw as the raw socket type of every family (netlink too); packet datagram sockets are not matched',
+};
 /** Sockets as the cgroup network programs of the fanotify target name them (socket_name() in rtctl-net.bpf.c). */
 const CGROUP_PROTOCOLS = new Set(['tcp', 'udp', 'icmp', 'raw', 'all']);
 const CGROUP_NOTES: Readonly<Record<string, string>> = {
@@ -212,7 +222,10 @@ function protocolRow(protocol: string): EnforcementRow {
             'the cgroup network programs name sockets tcp, udp, icmp or raw only; the rule never matches',
           ),
       apparmor: APPARMOR_PROTOCOLS.has(protocol)
-        ? ENFORCED
+        ? {
+            level: EnforcementLevel.Enforced,
+            ...(APPARMOR_NOTES[protocol] === undefined ? {} : { reason: APPARMOR_NOTES[protocol] }),
+          }
         : notEnforced('AppArmor network rules cannot name it', leftOut(Code.apparmorUnsupportedProtocol)),
       selinux: SELINUX_NETWORK_CAPABILITIES,
     },
