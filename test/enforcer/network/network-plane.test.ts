@@ -365,23 +365,36 @@ describe('cgroup network data plane (real kernel, test-created cgroups and netwo
     // Packet sockets are left out: cgroup/sock_create never sees them (the raw rule test above shows it).
     const RAW_KINDS: WorkerSocketKind[] = ['raw', 'raw-tcp'];
     let rawTurn = 0;
+    let icmpTurn = 0;
+    const RAW_ICMP = 'raw-icmp';
     const byKind = new Map<string, number>();
     for (const scenario of samples) {
       const restricted = restrictToTarget(scenario.ruleSet, EnforcementTarget.Fanotify);
       // Only pod policies of the worker's namespace and labels matter; the plane decides for that workload.
       const target = scenario.workload.kind === 'container' ? scenario.workload : pod;
       await applyRules(restricted, { network: networkPosture(scenario.postures) }, target);
-      const ops = scenario.operations.filter((o) => o.operation === Operation.Network);
+      // The scenario's network operations, and one raw ICMP socket per scenario (what ping opens as root).
+      const ops: OperationRequest[] = [
+        ...scenario.operations.filter((o) => o.operation === Operation.Network),
+        { operation: Operation.Network, resource: RAW_ICMP, write: false, owner: false },
+      ];
       for (const raw of ops) {
         const resource = raw.resource.toLowerCase();
         // A generated `raw` socket is, in turn, a raw ICMP socket (named raw and icmp) and a raw TCP socket
         // (named raw).
+        // A generated `icmp` socket is, in turn, a ping socket and a raw ICMP socket.
         const kind: WorkerSocketKind =
-          resource === 'raw'
-            ? (RAW_KINDS[rawTurn++ % RAW_KINDS.length] ?? 'raw')
-            : resource === 'tcp' || resource === 'udp' || resource === 'icmp'
-              ? resource
-              : 'tcp';
+          resource === RAW_ICMP
+            ? 'raw'
+            : resource === 'raw'
+              ? (RAW_KINDS[rawTurn++ % RAW_KINDS.length] ?? 'raw')
+              : resource === 'icmp'
+                ? icmpTurn++ % 2 === 0
+                  ? 'icmp'
+                  : 'raw'
+                : resource === 'tcp' || resource === 'udp'
+                  ? resource
+                  : 'tcp';
         const names = getWorkerSocketNames(kind);
         const sock: OperationRequest = {
           operation: Operation.Network,
@@ -446,6 +459,68 @@ describe('cgroup network data plane (real kernel, test-created cgroups and netwo
     );
     for (const kind of ['tcp', 'udp', 'icmp', ...RAW_KINDS])
       assert.ok((byKind.get(kind) ?? 0) >= 5, `${kind} sockets compared: ${byKind.get(kind) ?? 0}`);
+  });
+  it('decides every socket kind as the oracle under generated protocol rules on raw and icmp (differential, fast-check, fixed seed)', async () => {
+    const NAMES = ['raw', 'icmp', 'all', 'tcp', 'udp'] as const;
+    const ACTIONS = [Action.Block, Action.Audit, Action.Allow] as const;
+    const arbCase = fc.record({
+      policies: fc.array(
+        fc.array(fc.record({ protocol: fc.constantFrom(...NAMES), action: fc.constantFrom(...ACTIONS) }), {
+          minLength: 1,
+          maxLength: 3,
+        }),
+        { minLength: 1, maxLength: 3 },
+      ),
+      posture: fc.constantFrom('audit', 'block'),
+    });
+    const KINDS: WorkerSocketKind[] = ['raw', 'raw-tcp', 'icmp', 'tcp', 'udp'];
+    let compared = 0;
+    let bothNamesMatter = 0;
+    for (const c of fc.sample(arbCase, { numRuns: 60 })) {
+      const ruleSet: RuleSet = {
+        policies: c.policies.map((rules, i) =>
+          makePodPolicy(
+            `p${i}`,
+            rules.map((r) => ({ matcher: protocol(r.protocol), action: r.action })),
+          ),
+        ),
+      };
+      await applyRules(ruleSet, { network: c.posture });
+      for (const kind of KINDS) {
+        const names = getWorkerSocketNames(kind);
+        const op: OperationRequest = {
+          operation: Operation.Network,
+          resource: names[0] ?? '',
+          socketNames: names,
+          write: false,
+          owner: false,
+        };
+        const expect = decideOperation(ruleSet, pod, op, { network: c.posture });
+        const reportedBefore = (await plane?.stats())?.reported ?? 0;
+        const got = await worker?.run({ kind });
+        assert.equal(got?.socket === EPERM, !expect.allowed, `${kind} in ${JSON.stringify(c)}`);
+        const reported = ((await plane?.stats())?.reported ?? 0) - reportedBefore;
+        assert.equal(reported, expect.alert === null ? 0 : 1, `alerts of ${kind} in ${JSON.stringify(c)}`);
+        compared++;
+        if (names.length > 1) {
+          // Where the second name changes the decision: what a plane naming the socket once would get wrong.
+          const oneName = decideOperation(
+            ruleSet,
+            pod,
+            { ...op, socketNames: [names[0] ?? ''] },
+            {
+              network: c.posture,
+            },
+          );
+          if (oneName.allowed !== expect.allowed || oneName.alert?.PolicyName !== expect.alert?.PolicyName)
+            bothNamesMatter++;
+        }
+      }
+    }
+    assert.ok(
+      compared === 300 && bothNamesMatter >= 10,
+      `${compared} compared, ${bothNamesMatter} by both names`,
+    );
   });
 });
 
