@@ -186,7 +186,8 @@ describe('cgroup network plane: host rules never decide a container not register
       events.map((e) => [e.workload, e.action, e.resource]),
       [
         ['host', 'Block', '169.254.169.254:80'],
-        ['host', 'Block', 'protocol=raw'],
+        // The worker's raw socket is raw ICMP: it has both names.
+        ['host', 'Block', 'protocol=raw,icmp'],
         ['host', 'Block', '169.254.169.254:80'],
         ['host', 'Block', '169.254.169.254:80'],
       ],
