@@ -142,6 +142,14 @@ const notEnforced = (reason: string, backend?: EnforcementCell['backend']): Enfo
   backend === undefined
     ? { level: EnforcementLevel.NotEnforced, reason }
     : { level: EnforcementLevel.NotEnforced, reason, backend };
+/**
+ * A cell where the target decides only some of the sockets the rule names: it cannot be shown as enforced
+ * (a rule is never shown as applied where it is not), so it is `not-enforced`, and the reason says what is.
+ */
+const partly = (reason: string): EnforcementCell => ({
+  level: EnforcementLevel.NotEnforced,
+  reason: `partly: ${reason}`,
+});
 const leftOut = (code: Code) => ({ code, effect: BackendEffect.LeftOut });
 const dropped = (code: Code) => ({ code, effect: BackendEffect.ConditionDropped });
 
@@ -192,8 +200,11 @@ const CGROUP_NOTES: Readonly<Record<string, string>> = {
   tcp: 'cgroup sock_create: any inet stream socket (SCTP and MPTCP streams too); denials return EPERM',
   udp: 'cgroup sock_create: any inet datagram socket that is not a ping socket; denials return EPERM',
   icmp: 'cgroup sock_create: ping sockets and raw ICMP sockets (a raw ICMP socket is named raw and icmp), ICMPv6 too; denials return EPERM',
-  raw: 'cgroup sock_create: inet raw sockets (raw ICMP ones are icmp too); packet sockets never reach cgroup sock_create and are not decided on this plane; denials return EPERM',
-  all: 'cgroup sock_create: inet and inet6 sockets; packet and unix sockets are never decided',
+};
+/** Names of sockets cgroup sock_create never sees: packet sockets (AF_PACKET) are created without it. */
+const CGROUP_PARTLY: Readonly<Record<string, string>> = {
+  raw: 'cgroup sock_create denies inet raw sockets (EPERM; raw ICMP ones are icmp too), but packet sockets (AF_PACKET: tcpdump, arping) never reach it and are neither denied nor reported',
+  all: 'cgroup sock_create decides inet and inet6 sockets (EPERM), but packet sockets (AF_PACKET) never reach it and are neither denied nor reported; unix sockets are never decided',
 };
 const FANOTIFY_NO_CAPABILITIES = notEnforced('fanotify has no capability hook');
 const SELINUX_NETWORK_CAPABILITIES = notEnforced(
@@ -214,10 +225,12 @@ function protocolRow(protocol: string): EnforcementRow {
           }
         : notEnforced('the LSM hooks name sockets tcp, udp, icmp or raw only; the rule never matches'),
       fanotify: CGROUP_PROTOCOLS.has(protocol)
-        ? {
-            level: EnforcementLevel.Enforced,
-            ...(CGROUP_NOTES[protocol] === undefined ? {} : { reason: CGROUP_NOTES[protocol] }),
-          }
+        ? CGROUP_PARTLY[protocol] !== undefined
+          ? partly(CGROUP_PARTLY[protocol])
+          : {
+              level: EnforcementLevel.Enforced,
+              ...(CGROUP_NOTES[protocol] === undefined ? {} : { reason: CGROUP_NOTES[protocol] }),
+            }
         : notEnforced(
             'the cgroup network programs name sockets tcp, udp, icmp or raw only; the rule never matches',
           ),

@@ -25,8 +25,8 @@ spec:
       - path: /usr/bin/gdb
   network:
     matchProtocols:
-      - protocol: raw
-        fromSource: [{path: /usr/bin/ping}]
+      - protocol: tcp
+        fromSource: [{path: /usr/bin/curl}]
   syscalls:
     matchSyscalls:
       - syscall: [ptrace]
