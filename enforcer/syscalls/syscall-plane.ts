@@ -63,6 +63,7 @@ import {
   encodeSysWorkloadKey,
   encodeWatch,
   encodeWatchKey,
+  SYS_VERDICT_UNREACHED,
   type SysEvent,
 } from './sys-map-layout.js';
 
@@ -87,6 +88,11 @@ export const NotDenied = {
   undecided: 'undecided',
   /** The kernel decided otherwise than the records here (a state change in between, or a path read twice). */
   kernelAllowed: 'kernel-allowed',
+  /**
+   * The call's path rules are decided on the object in its LSM hook, and it reached none: it failed before it
+   * acted on any object (a missing file, an existing directory, ...). The alert names the path as passed.
+   */
+  notReached: 'not-reached',
 } as const;
 
 /** A rule's string's role in rts_kpath_val. */
@@ -360,8 +366,11 @@ export class SyscallPlane implements DataPlane {
     this.byWid = new Map([...this.byWid, ...byWid]);
     for (const [key, value] of switches) await this.request(`update rts_workloads ${key} ${value}`);
     // A new epoch: deny records left by calls of the previous state no longer deny.
+    // Path rules are decided on the object the call acts on, in its hook, where the hooks are attached.
     if (this.denyHooks !== 0 || this.options.decideWithoutLsm === true)
-      await this.request(`update rts_config ${encodeConfigKey()} ${encodeConfig(randomInt(1, 2 ** 32 - 1))}`);
+      await this.request(
+        `update rts_config ${encodeConfigKey()} ${encodeConfig(randomInt(1, 2 ** 32 - 1), this.denyHooks !== 0)}`,
+      );
     const keep = new Set(Object.values(next.workloads).map((w) => w.id));
     for (const w of Object.values(this.state.workloads))
       if (!keep.has(w.id)) await this.request(`delete rts_workloads ${encodeSysWorkloadKey(BigInt(w.id))}`);
@@ -511,6 +520,7 @@ export class SyscallPlane implements DataPlane {
     if (getSyscallDenyHooks(call) === undefined) return NotDenied.uncovered;
     if (this.denyHooks === 0) return NotDenied.noLsm;
     if ((hooks & this.denyHooks) !== hooks) return NotDenied.hookMissing;
+    if (verdict === SYS_VERDICT_UNREACHED) return NotDenied.notReached;
     return verdict === SysVerdict.undecided ? NotDenied.undecided : NotDenied.kernelAllowed;
   }
 
