@@ -191,6 +191,12 @@ export interface SyscallPlaneOptions {
    * to `onVerdict`. Never set by the enforcer.
    */
   decideWithoutLsm?: boolean;
+  /**
+   * Tests of the path-swap race only: decide path rules at sys_enter on the string the caller passed even where the
+   * LSM hooks are attached (as the plane did before it decided them on the object in the hook), to measure what
+   * the object decision closes. Never set by the enforcer.
+   */
+  decidePathsOnString?: boolean;
   /** Called with the kernel's verdict on each syscall event (SysVerdict, and the record index it found). */
   onVerdict?: (v: { syscall: string; path: string; verdict: number; rule: number }) => void;
 }
@@ -369,7 +375,7 @@ export class SyscallPlane implements DataPlane {
     // Path rules are decided on the object the call acts on, in its hook, where the hooks are attached.
     if (this.denyHooks !== 0 || this.options.decideWithoutLsm === true)
       await this.request(
-        `update rts_config ${encodeConfigKey()} ${encodeConfig(randomInt(1, 2 ** 32 - 1), this.denyHooks !== 0)}`,
+        `update rts_config ${encodeConfigKey()} ${encodeConfig(randomInt(1, 2 ** 32 - 1), this.denyHooks !== 0 && this.options.decidePathsOnString !== true)}`,
       );
     const keep = new Set(Object.values(next.workloads).map((w) => w.id));
     for (const w of Object.values(this.state.workloads))

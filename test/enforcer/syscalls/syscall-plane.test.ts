@@ -367,14 +367,19 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
     );
   });
 
-  it('attaches sys_enter only while some workload watches a call (it costs every call of the node)', async () => {
+  it('attaches sys_enter (and sys_exit) only while some workload watches a call (they cost every call of the node)', async () => {
+    // sys_exit reports the calls an LSM hook decided on their object: attached and detached with sys_enter.
+    const exitLink = join(bpffs, 'sys', 'link_rts_sys_exit');
     await applyRules({ policies: [policy('fileless', [], [preset(Action.Audit)])] });
     assert.equal(await plane?.sysEnterAttached(), false);
+    assert.equal(existsSync(exitLink), false);
     await applyRules({ policies: [marker()] });
     assert.equal(await plane?.sysEnterAttached(), true);
+    assert.equal(existsSync(exitLink), true);
     // Allow rules alone watch nothing.
     await applyRules({ policies: [policy('allow', [syscallRule(['unlink'], { action: Action.Allow })])] });
     assert.equal(await plane?.sysEnterAttached(), false);
+    assert.equal(existsSync(exitLink), false);
   });
 
   it('the host workload (root cgroup) takes host processes, not those of another pid namespace', async () => {
