@@ -17,6 +17,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   realpathSync,
   rmSync,
   symlinkSync,
@@ -401,6 +402,88 @@ describe('system call plane: Block denied by BPF-LSM hooks (guest kernel)', func
     assert.equal(v?.verdict, SysVerdict.allow, 'decided on free/s2');
     rmSync(`${ROOT}/free/to-data`);
     rmSync(`${ROOT}/data/to-free`);
+  });
+
+  it('matchPaths on each object hook: the call through a symlinked directory is denied and names the object', async () => {
+    const calls = [
+      ...['rename', 'renameat', 'renameat2', 'link', 'linkat', 'symlink', 'symlinkat', 'chmod', 'fchmodat'],
+      ...['chown', 'fchownat', 'open', 'openat', 'truncate', 'mkdir', 'mkdirat', 'rmdir', 'unlinkat'],
+      ...['mknod', 'mknodat', 'execve', 'mount', 'umount2', 'chroot'],
+    ];
+    const hooks = `apiVersion: security.runtime.com/v1
+kind: RuntimePolicy
+metadata:
+  name: object-hooks
+  namespace: guest
+spec:
+  selector:
+    matchLabels:
+      app: demo
+  syscalls:
+    matchPaths:
+      - syscall: [${calls.join(', ')}]
+        path: ${ROOT}/data/
+        recursive: true
+        action: Block
+`;
+    await apply(compileRuleSet({ 'policy.yaml': hooks }));
+    const link = `${ROOT}/link`;
+    symlinkSync(`${ROOT}/data`, link);
+    for (const f of ['m1', 'm2', 'm4']) writeFileSync(`${ROOT}/data/${f}`, f);
+    for (const d of ['d7', 'mnt', 'mnt2']) mkdirSync(`${ROOT}/data/${d}`);
+    copyFileSync('/usr/bin/true', `${ROOT}/data/prog`);
+    execFileSync('chmod', ['755', `${ROOT}/data/prog`]);
+    // Mounted from outside the workload (not denied there), unmounted from inside (denied).
+    execFileSync('mount', ['-t', 'tmpfs', 'none', `${ROOT}/data/mnt2`]);
+    const cases: [command: string, object: string, hook: string][] = [
+      [`mv ${link}/m1 ${ROOT}/free/m1`, 'm1', 'path_rename'],
+      [`ln ${link}/m2 ${ROOT}/free/m2`, 'm2', 'path_link'],
+      [`ln -s /etc/hostname ${link}/s3`, 's3', 'path_symlink'],
+      [`chmod 600 ${link}/m4`, 'm4', 'path_chmod'],
+      [`chown 1:1 ${link}/m4`, 'm4', 'path_chown'],
+      [`touch ${link}/new5`, 'new5', 'path_mknod'],
+      [`cat ${link}/m4`, 'm4', 'file_open'],
+      [`mkdir ${link}/d6`, 'd6', 'path_mkdir'],
+      [`rmdir ${link}/d7`, 'd7', 'path_rmdir'],
+      [`mkfifo ${link}/p8`, 'p8', 'path_mknod'],
+      [`${link}/prog`, 'prog', 'bprm_check_security'],
+      [`mount -t tmpfs none ${link}/mnt`, 'mnt', 'sb_mount'],
+      [`umount ${link}/mnt2`, 'mnt2', 'sb_umount'],
+      [`chroot ${link}/mnt /prog`, 'mnt', 'path_chroot'],
+    ];
+    try {
+      for (const [command, object, hook] of cases) {
+        const from = events.length;
+        const r = runInCgroup(cg.cgroupPath, command);
+        assert.notEqual(r.status, 0, `${command} (${hook}) passed`);
+        // mount(8) and umount(8) word the kernel's EACCES in their own way (libmount's messages).
+        if (hook !== 'sb_mount' && hook !== 'sb_umount')
+          assert.match(r.stderr, /permission denied|superuser/i, `${command} (${hook}): ${r.stderr}`);
+        const e = await waitFor((x) => x.resource === `${ROOT}/data/${object}` && x.action === 'Block', from);
+        assert.ok(e, `${command} (${hook}): ${JSON.stringify(events.slice(from).map((x) => x.resource))}`);
+        assert.equal(e.errno, 13);
+      }
+      assert.equal(call('truncate', `${link}/m4`, `${BIN}/call`, '0'), 13, 'truncate (path_truncate)');
+      assert.ok(await waitFor((x) => x.syscall === 'SYS_TRUNCATE' && x.resource === `${ROOT}/data/m4`));
+      // Nothing changed: the files are there, unlinked, unrenamed, unmodified; nothing made; the mount stays.
+      for (const f of ['m1', 'm2', 'm4', 'd7', 'prog'])
+        assert.equal(existsSync(`${ROOT}/data/${f}`), true, f);
+      for (const f of ['s3', 'new5', 'd6', 'p8']) assert.equal(existsSync(`${ROOT}/data/${f}`), false, f);
+      assert.equal(existsSync(`${ROOT}/free/m1`) || existsSync(`${ROOT}/free/m2`), false);
+      assert.equal(readFileSync(`${ROOT}/data/m4`, 'utf8'), 'm4');
+      assert.match(readFileSync('/proc/self/mountinfo', 'utf8'), new RegExp(`${ROOT}/data/mnt2 `));
+      // The same calls outside the directory pass (the rule is the object's, not the call's).
+      const free = runInCgroup(
+        cg.cgroupPath,
+        `touch ${ROOT}/free/t9 && chmod 600 ${ROOT}/free/t9 && mv ${ROOT}/free/t9 ${ROOT}/free/t10`,
+      );
+      assert.equal(free.status, 0, free.stderr);
+    } finally {
+      spawnSync('umount', [`${ROOT}/data/mnt2`]);
+      spawnSync('umount', [`${ROOT}/data/mnt`]);
+      rmSync(link);
+      await apply(compileRuleSet({ 'policy.yaml': POLICY }));
+    }
   });
 
   it('matchPaths: a call that fails before it reaches its hook is reported as not denied (not-reached)', async () => {
