@@ -244,7 +244,7 @@ const SYSCALLS_DENIED: EnforcementCell = {
 const SYSCALL_PATHS_DENIED: EnforcementCell = {
   level: EnforcementLevel.Enforced,
   reason:
-    'the LSM hook the call reaches decides the path on the object the kernel acts on (its name from the kernel\'s dentries, as the caller\'s root names it: symlinks and relative paths resolved, the string passed plays no part) and denies a Block with EACCES, for the calls of docs/syscalls.md; an object it cannot name (outside the caller\'s root, over PATH_MAX) is reported, not denied',
+    "the LSM hook the call reaches decides the path on the object the kernel acts on (its name from the kernel's dentries, as the caller's root names it: symlinks and relative paths resolved, the string passed plays no part) and denies a Block with EACCES, for the calls of docs/syscalls.md; an object it cannot name (outside the caller's root, over PATH_MAX) is reported, not denied",
 };
 /** filelessExec on both data planes: sched_process_exec of the syscall plane. */
 const FILELESS_ENFORCED: EnforcementCell = {
