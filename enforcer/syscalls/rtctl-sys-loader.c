@@ -278,15 +278,18 @@ static void handle(char *line)
 		/* The hooks the deny part has attached (RTS_HOOK_* bits, decimal), and what happened. */
 		printf("ok %llu %s\n", lsm_attached, lsm_reason);
 	} else if (!strcmp(argv[0], "enable") || !strcmp(argv[0], "disable") || !strcmp(argv[0], "enabled")) {
-		/* Attaches (pins the links of) rts_sys_exit and rts_sys_enter, detaches them, or says whether sys_enter is
-		 * attached. sys_exit first: a call sys_enter leaves to its hooks is reported at its exit. */
+		/* `enable [exit]` attaches (pins the link of) rts_sys_enter, and rts_sys_exit too with `exit` (first: a
+		 * call sys_enter leaves to its hooks is reported at its exit; it stays attached until `disable`);
+		 * `disable` detaches both; `enabled` says whether sys_enter is attached. */
 		char path[512];
 		pin_path(path, sizeof(path), "link", prog_names[0]);
 		int attached = access(path, F_OK) == 0;
 		if (!strcmp(argv[0], "enabled")) {
 			printf("ok %d\n", attached);
 		} else if (argv[0][0] == 'e') {
+			int with_exit = argc >= 2 && !strcmp(argv[1], "exit");
 			for (int i = NDEMAND - 1; i >= 0; i--) {
+				if (i == 1 && !with_exit) continue;
 				pin_path(path, sizeof(path), "link", prog_names[i]);
 				if (access(path, F_OK) == 0) continue;
 				int fd = bpf_raw_tracepoint_open(NULL, demand_fds[i]);

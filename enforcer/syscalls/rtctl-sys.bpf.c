@@ -796,6 +796,11 @@ int BPF_PROG(rts_sys_enter, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(rts_sys_exit, struct pt_regs *regs, long ret)
 {
+	/* Nothing to report where no call is decided in a hook (a node without the LSM hooks): one array lookup. */
+	__u32 zero = 0;
+	struct rts_config *cfg = bpf_map_lookup_elem(&rts_config, &zero);
+	if (!cfg || !cfg->objects)
+		return 0;
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
 	struct rts_deny *r = bpf_task_storage_get(&rts_deny, task, 0, 0);
 	if (!r || (r->mode != RTS_MODE_HOOK && r->mode != RTS_MODE_DECIDED) || regs->orig_ax != (long)r->nr)

@@ -19,6 +19,7 @@ import { Action } from '../../compiler/ir/rule-set.js';
 import {
   getSyscallDenyHookMask,
   getSyscallDenyHooks,
+  isSyscallDecidedOnObject,
   SYSCALL_DENY_HOOKS,
 } from '../../compiler/enforcement/syscall-coverage.js';
 import { ACTION_BY_CODE, SourceCode } from '../../compiler/rule-table/rule-table-format.js';
@@ -331,6 +332,9 @@ export class SyscallPlane implements DataPlane {
     const byWid = new Map<number, Known>();
     const switches: [string, string][] = [];
     const nrs = new Set<number>();
+    // Whether some call's path rules are decided on the object in its hook (reported by sys_exit).
+    let onObject = false;
+    const objects = this.denyHooks !== 0 && this.options.decidePathsOnString !== true;
     state.workloads.forEach((w, i) => {
       const wid = half + i;
       const policies = new Set(w.policies);
@@ -346,6 +350,7 @@ export class SyscallPlane implements DataPlane {
         if (hooks !== 0 && ((hooks & this.denyHooks) === hooks || this.options.decideWithoutLsm === true)) {
           const decision = buildSyscallDecision(records, policies, wid, name, nr, hooks);
           if (decision !== undefined) next.entries.push(...decision);
+          if (decision !== undefined && pathArg >= 0 && isSyscallDecidedOnObject(name)) onObject = true;
         }
       }
       const preset = findPresetRecord(records, policies, FILELESS_PRESET);
@@ -367,7 +372,8 @@ export class SyscallPlane implements DataPlane {
     for (const [map, key, value] of next.entries) await this.request(`update ${map} ${key} ${value}`);
     for (const nr of next.nrs) await this.request(`update rts_nrs ${encodeNr(nr)} ${encodeNrValue(true)}`);
     // sys_enter costs every system call of the node: attached only while some workload watches one.
-    if (next.nrs.length > 0) await this.request('enable');
+    // sys_exit only where some call is decided on its object (it costs every call of the node too).
+    if (next.nrs.length > 0) await this.request(objects && onObject ? 'enable exit' : 'enable');
     this.records = records;
     this.byWid = new Map([...this.byWid, ...byWid]);
     for (const [key, value] of switches) await this.request(`update rts_workloads ${key} ${value}`);
@@ -375,7 +381,7 @@ export class SyscallPlane implements DataPlane {
     // Path rules are decided on the object the call acts on, in its hook, where the hooks are attached.
     if (this.denyHooks !== 0 || this.options.decideWithoutLsm === true)
       await this.request(
-        `update rts_config ${encodeConfigKey()} ${encodeConfig(randomInt(1, 2 ** 32 - 1), this.denyHooks !== 0 && this.options.decidePathsOnString !== true)}`,
+        `update rts_config ${encodeConfigKey()} ${encodeConfig(randomInt(1, 2 ** 32 - 1), objects)}`,
       );
     const keep = new Set(Object.values(next.workloads).map((w) => w.id));
     for (const w of Object.values(this.state.workloads))

@@ -540,7 +540,10 @@ spec:
   });
 
   it('with no Block rule left the same calls pass', async () => {
+    // sys_exit is attached while some call is decided on its object (the unlink path rule), with sys_enter.
+    assert.equal(existsSync(`${pinDir}/link_rts_sys_exit`), true);
     await apply({ policies: [] });
+    assert.equal(existsSync(`${pinDir}/link_rts_sys_exit`), false);
     assert.equal(call('mkdir', `${ROOT}/free/now-free`, `${BIN}/call`, '755'), 0);
     assert.equal(existsSync(`${ROOT}/free/now-free`), true);
   });
