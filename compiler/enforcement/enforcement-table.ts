@@ -262,10 +262,15 @@ const SYSCALLS_DENIED: EnforcementCell = {
   reason:
     'the system call plane decides the call at sys_enter and its BPF-LSM hook denies a Block with EACCES, for the calls of docs/syscalls.md; fromSource needs an exec seen by the plane',
 };
-const SYSCALL_PATHS_PARTLY: EnforcementCell = {
-  level: EnforcementLevel.AuditedOnly,
+/**
+ * `syscalls.matchPaths` on the BPF-LSM plane: the LSM hook the call reaches decides its path rules on the object
+ * the kernel acts on (named from its dentries and mounts up to the caller's root), so a string another thread
+ * rewrites, a symlinked directory or a relative path decide nothing.
+ */
+const SYSCALL_PATHS_DENIED: EnforcementCell = {
+  level: EnforcementLevel.Enforced,
   reason:
-    'a Block is denied (EACCES) on the path the call names, made absolute and normalised in the kernel at sys_enter; another thread can change the string before the call reads it, so this is not a guarantee',
+    "the LSM hook the call reaches decides the path on the object the kernel acts on (its name from the kernel's dentries, as the caller's root names it: symlinks and relative paths resolved, the string passed plays no part) and denies a Block with EACCES, for the calls of docs/syscalls.md; an object it cannot name (outside the caller's root, over PATH_MAX) is reported, not denied",
 };
 /** filelessExec on both data planes: sched_process_exec of the syscall plane. */
 const FILELESS_ENFORCED: EnforcementCell = {
@@ -334,7 +339,7 @@ export const ENFORCEMENT_TABLE: readonly EnforcementRow[] = [
     title: `syscalls ${list}`,
     group: 'syscalls',
     targets: {
-      'bpf-lsm': list === 'matchSyscalls' ? SYSCALLS_DENIED : SYSCALL_PATHS_PARTLY,
+      'bpf-lsm': list === 'matchSyscalls' ? SYSCALLS_DENIED : SYSCALL_PATHS_DENIED,
       fanotify: SYSCALLS_AUDITED,
       apparmor: notEnforced('AppArmor has no system call rules', leftOut(Code.apparmorConditionIgnored)),
       selinux: notEnforced('SELinux has no system call rules', leftOut(Code.selinuxConditionIgnored)),

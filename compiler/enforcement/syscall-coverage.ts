@@ -100,6 +100,36 @@ const COVERAGE: Readonly<Record<string, readonly SyscallDenyHook[]>> = {
   execveat: ['bprm_check_security'],
 };
 
+/**
+ * The hooks that receive the object a call acts on (a struct path, a directory and the entry in it, a struct
+ * file, a vfsmount, a linux_binprm): RTS_OBJECT_HOOKS of rtctl-sys-maps.h. A call that names a path and reaches
+ * only these has its `matchPaths` rules decided in the hook, on the object's name as the kernel resolved it, not on
+ * the string the caller passed (docs/syscalls.md).
+ */
+export const SYSCALL_OBJECT_HOOKS: readonly SyscallDenyHook[] = [
+  'file_open',
+  'path_unlink',
+  'path_rmdir',
+  'path_mkdir',
+  'path_rename',
+  'path_chmod',
+  'path_chown',
+  'path_link',
+  'path_symlink',
+  'path_mknod',
+  'path_truncate',
+  'path_chroot',
+  'sb_mount',
+  'sb_umount',
+  'bprm_check_security',
+];
+
+/** Whether a covered call reaches only hooks that receive its object (its path rules are decided there). */
+export function isSyscallDecidedOnObject(call: string): boolean {
+  const hooks = getSyscallDenyHooks(call);
+  return hooks !== undefined && hooks.every((h) => SYSCALL_OBJECT_HOOKS.includes(h));
+}
+
 /** The hooks that deny a call, or undefined when no hook covers it (the call is only ever audited). */
 export function getSyscallDenyHooks(call: string): readonly SyscallDenyHook[] | undefined {
   return Object.hasOwn(COVERAGE, call) ? COVERAGE[call] : undefined;

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,14 +39,15 @@ static const char *const lsm_hooks[RTS_HOOKS] = {
 /* Hooks whose program is attached (RTS_HOOK_* bits), and why the deny part is not there when it is not. */
 static unsigned long long lsm_attached;
 static char lsm_reason[1024] = "not tried";
-static const char *const prog_names[] = { "rts_sys_enter", "rts_exec", "rts_fork", "rts_exit" };
-#define NPROGS 4
+static const char *const prog_names[] = { "rts_sys_enter", "rts_sys_exit", "rts_exec", "rts_fork", "rts_exit" };
+#define NPROGS 5
+/* rts_sys_enter and rts_sys_exit (prog_names[0], [1]) run for every system call of the node once attached: they
+ * are attached only while some workload watches a call (`enable`/`disable`); the others are attached at load. */
+#define NDEMAND 2
 
-/* rts_sys_enter (prog_names[0]) runs for every system call of the node once attached: it is attached only while
- * some workload watches a call (`enable`/`disable`); the others are attached at load. */
 static const char *pin_dir;
 static int map_fds[NMAPS];
-static int sys_enter_fd = -1;
+static int demand_fds[NDEMAND] = { -1, -1 };
 
 static void pin_path(char *buf, size_t n, const char *kind, const char *name)
 {
@@ -156,8 +158,8 @@ static int load(const char *object, int pin, char *err, size_t errn)
 	for (int i = 0; i < NPROGS; i++) {
 		struct bpf_program *p = bpf_object__find_program_by_name(obj, prog_names[i]);
 		if (!p) { snprintf(err, errn, "no program %s", prog_names[i]); return -1; }
-		if (i == 0) {
-			sys_enter_fd = dup(bpf_program__fd(p));
+		if (i < NDEMAND) {
+			demand_fds[i] = dup(bpf_program__fd(p));
 			if (pin) {
 				pin_path(path, sizeof(path), "prog", prog_names[i]);
 				if (bpf_program__pin(p, path)) { snprintf(err, errn, "pin %s: %s", path, strerror(errno)); return -1; }
@@ -190,8 +192,15 @@ static int open_state(const char *object, int *resumed, char *err, size_t errn)
 	mkdir(pin_dir, 0700);
 	pin_path(path, sizeof(path), "prog", prog_names[0]);
 	if (access(path, F_OK) == 0) {
-		sys_enter_fd = bpf_obj_get(path);
-		if (sys_enter_fd < 0) { snprintf(err, errn, "open pinned %s: %s", path, strerror(errno)); return -1; }
+		for (int i = 0; i < NDEMAND; i++) {
+			pin_path(path, sizeof(path), "prog", prog_names[i]);
+			demand_fds[i] = bpf_obj_get(path);
+			if (demand_fds[i] < 0) {
+				snprintf(err, errn, "open pinned %s: %s (pinned by an older loader: stop the enforcer first)",
+					 path, strerror(errno));
+				return -1;
+			}
+		}
 		for (int i = 0; i < NMAPS; i++) {
 			pin_path(path, sizeof(path), "map", map_names[i]);
 			map_fds[i] = bpf_obj_get(path);
@@ -269,22 +278,34 @@ static void handle(char *line)
 		/* The hooks the deny part has attached (RTS_HOOK_* bits, decimal), and what happened. */
 		printf("ok %llu %s\n", lsm_attached, lsm_reason);
 	} else if (!strcmp(argv[0], "enable") || !strcmp(argv[0], "disable") || !strcmp(argv[0], "enabled")) {
-		/* Attaches (pins the link of) rts_sys_enter, detaches it, or says whether it is attached. */
+		/* `enable [exit]` attaches (pins the link of) rts_sys_enter, and rts_sys_exit too with `exit` (first: a
+		 * call sys_enter leaves to its hooks is reported at its exit; it stays attached until `disable`);
+		 * `disable` detaches both; `enabled` says whether sys_enter is attached. */
 		char path[512];
 		pin_path(path, sizeof(path), "link", prog_names[0]);
 		int attached = access(path, F_OK) == 0;
 		if (!strcmp(argv[0], "enabled")) {
 			printf("ok %d\n", attached);
 		} else if (argv[0][0] == 'e') {
-			if (!attached) {
-				int fd = bpf_raw_tracepoint_open(NULL, sys_enter_fd);
-				if (fd < 0) { printf("error attach %s: %s\n", prog_names[0], strerror(errno)); return; }
+			int with_exit = argc >= 2 && !strcmp(argv[1], "exit");
+			for (int i = NDEMAND - 1; i >= 0; i--) {
+				if (i == 1 && !with_exit) continue;
+				pin_path(path, sizeof(path), "link", prog_names[i]);
+				if (access(path, F_OK) == 0) continue;
+				int fd = bpf_raw_tracepoint_open(NULL, demand_fds[i]);
+				if (fd < 0) { printf("error attach %s: %s\n", prog_names[i], strerror(errno)); return; }
 				if (bpf_obj_pin(fd, path)) { printf("error pin %s: %s\n", path, strerror(errno)); close(fd); return; }
 				close(fd);
 			}
 			printf("ok\n");
 		} else {
-			if (attached && unlink(path)) { printf("error unpin %s: %s\n", path, strerror(errno)); return; }
+			for (int i = 0; i < NDEMAND; i++) {
+				pin_path(path, sizeof(path), "link", prog_names[i]);
+				if (access(path, F_OK) == 0 && unlink(path)) {
+					printf("error unpin %s: %s\n", path, strerror(errno));
+					return;
+				}
+			}
 			printf("ok\n");
 		}
 	} else if (!strcmp(argv[0], "unpin")) {
@@ -294,8 +315,7 @@ static void handle(char *line)
 			snprintf(path, sizeof(path), "%s/link_rts_lsm_%s", pin_dir, lsm_hooks[h]);
 			unlink(path);
 		}
-		pin_path(path, sizeof(path), "prog", prog_names[0]);
-		unlink(path);
+		for (int i = 0; i < NDEMAND; i++) { pin_path(path, sizeof(path), "prog", prog_names[i]); unlink(path); }
 		for (int i = 0; i < NMAPS; i++) { pin_path(path, sizeof(path), "map", map_names[i]); unlink(path); }
 		rmdir(pin_dir);
 		printf("ok\n");
@@ -309,10 +329,12 @@ static void handle(char *line)
 static int probe(const char *object)
 {
 	char err[1024];
-	int fd = -1;
+	int fd = -1, fd2 = -1;
 	if (load(object, 0, err, sizeof(err)) ||
-	    ((fd = bpf_raw_tracepoint_open(NULL, sys_enter_fd)) < 0 &&
-	     snprintf(err, sizeof(err), "attach %s: %s", prog_names[0], strerror(errno)) > 0)) {
+	    ((fd = bpf_raw_tracepoint_open(NULL, demand_fds[0])) < 0 &&
+	     snprintf(err, sizeof(err), "attach %s: %s", prog_names[0], strerror(errno)) > 0) ||
+	    ((fd2 = bpf_raw_tracepoint_open(NULL, demand_fds[1])) < 0 &&
+	     snprintf(err, sizeof(err), "attach %s: %s", prog_names[1], strerror(errno)) > 0)) {
 		printf("{\"syscalls\":false,\"reason\":\"");
 		for (const char *c = err; *c; c++) if (*c != '"' && *c != '\\') putchar(*c);
 		printf("\"}\n");
@@ -320,16 +342,23 @@ static int probe(const char *object)
 	}
 	int hooks = 0;
 	for (int h = 0; h < RTS_HOOKS; h++) hooks += (lsm_attached >> h) & 1;
-	printf("{\"syscalls\":true,\"reason\":\"loaded and attached tp_btf sys_enter, sched_process_exec, sched_process_fork and sched_process_exit\",\"deny\":%s,\"hooks\":%d,\"lsm\":\"",
+	printf("{\"syscalls\":true,\"reason\":\"loaded and attached tp_btf sys_enter, sys_exit, sched_process_exec, sched_process_fork and sched_process_exit\",\"deny\":%s,\"hooks\":%d,\"lsm\":\"",
 	       lsm_attached ? "true" : "false", hooks);
 	for (const char *c = lsm_reason; *c; c++) if (*c != '"' && *c != '\\') putchar(*c);
 	printf("\"}\n");
 	return 0;
 }
 
+/* RTCTL_SYS_LOADER_DEBUG=1: libbpf's messages (the verifier's log of a program that does not load) on stderr. */
+static int print_stderr(enum libbpf_print_level level, const char *format, va_list args)
+{
+	(void)level;
+	return vfprintf(stderr, format, args);
+}
+
 int main(int argc, char **argv)
 {
-	libbpf_set_print(NULL);
+	libbpf_set_print(getenv("RTCTL_SYS_LOADER_DEBUG") ? print_stderr : NULL);
 	if (argc == 3 && !strcmp(argv[1], "--probe")) return probe(argv[2]);
 	if (argc != 3) {
 		fprintf(stderr, "usage: rtctl-sys-loader <rtctl-sys.bpf.o> <pin directory> | --probe <rtctl-sys.bpf.o>\n");

@@ -85,6 +85,8 @@ struct rts_event {
 #define RTS_VERDICT_DENY 2      /* decided: a Block rule; the call's LSM hooks deny it with EACCES */
 #define RTS_VERDICT_UNDECIDED 3 /* covered, but the kernel cannot decide: a relative or unnormalised path, an
 				 * executable it does not know, more rules than RTS_DECIDE_RULES; not denied */
+#define RTS_VERDICT_UNREACHED 4 /* decided on the object in the LSM hook (below), and the call reached none of its
+				 * hooks: it failed before it acted on any object (ENOENT, EEXIST, ...); not denied */
 
 /* LSM hooks of the deny part (bits of rts_decide.hooks and rts_deny.hooks); which calls reach which hook is
  * the table of compiler/enforcement/syscall-coverage.ts. */
@@ -118,6 +120,17 @@ struct rts_event {
 #define RTS_HOOK_BPF 27
 #define RTS_HOOK_BPRM_CHECK 28
 #define RTS_HOOKS 29
+
+/* The hooks that receive the object a call acts on (a struct path, or a directory and a dentry, or a struct file,
+ * a vfsmount, a linux_binprm): where every hook of a call with a path argument is one of them, the path rules
+ * are decided in the hook on the object's name as the kernel resolved it (RTS_MODE_HOOK), not on the string the
+ * caller passed. */
+#define RTS_OBJECT_HOOKS                                                                                    \
+	((1ULL << RTS_HOOK_FILE_OPEN) | (1ULL << RTS_HOOK_PATH_UNLINK) | (1ULL << RTS_HOOK_PATH_RMDIR) |    \
+	 (1ULL << RTS_HOOK_PATH_MKDIR) | (1ULL << RTS_HOOK_PATH_RENAME) | (1ULL << RTS_HOOK_PATH_CHMOD) |   \
+	 (1ULL << RTS_HOOK_PATH_CHOWN) | (1ULL << RTS_HOOK_PATH_LINK) | (1ULL << RTS_HOOK_PATH_SYMLINK) |   \
+	 (1ULL << RTS_HOOK_PATH_MKNOD) | (1ULL << RTS_HOOK_PATH_TRUNCATE) | (1ULL << RTS_HOOK_PATH_CHROOT) | \
+	 (1ULL << RTS_HOOK_SB_MOUNT) | (1ULL << RTS_HOOK_SB_UMOUNT) | (1ULL << RTS_HOOK_BPRM_CHECK))
 
 /* The rules of one watched call of one workload that the kernel decides (rts_decide, key rts_watch_key): the
  * syscalls records of the call that the workload's policies select, in table (precedence) order, at most
@@ -155,19 +168,32 @@ struct rts_kpath_val {
 
 /* The deny record of a thread (task storage), written at sys_enter of a decided call: the LSM hooks in `hooks`
  * deny with EACCES while the thread is in call `nr` (its orig_ax) and the state is still the one of `epoch` (a
- * record left by a call that is no longer watched is stale once the control plane applies a new state). */
+ * record left by a call that is no longer watched is stale once the control plane applies a new state).
+ * RTS_MODE_STRING: sys_enter decided (`deny`). RTS_MODE_HOOK: the call's path rules are decided by the first of
+ * its hooks it reaches, on the object (`wid`, `xnr`: the rts_decide key), which sets `deny`, the event's path
+ * (the object's), verdict and rule (RTS_MODE_DECIDED); sys_exit reports the event, reached or not. */
+#define RTS_MODE_STRING 0
+#define RTS_MODE_HOOK 1
+#define RTS_MODE_DECIDED 2
+#define RTS_MODE_DONE 3
 struct rts_deny {
 	__u64 hooks;
 	__u32 nr;
 	__u32 epoch;
 	__u8 deny;
-	__u8 pad[7];
+	__u8 mode; /* RTS_MODE_* */
+	__u8 pad[2];
+	__u32 wid;
+	__u32 xnr;
+	__u32 pad2;
+	struct rts_event ev;
 };
 
-/* Global state of the deny part (rts_config[0]): a number the control plane draws at each apply. */
+/* Global state of the deny part (rts_config[0]): a number the control plane draws at each apply, and whether path
+ * rules are decided on the object in the hooks (1 where the LSM hooks are attached). */
 struct rts_config {
 	__u32 epoch;
-	__u32 pad;
+	__u32 objects;
 };
 
 /* Counters (per CPU): watched calls seen, events reported, events dropped (ring buffer full), calls denied. */

@@ -26,8 +26,9 @@ char LICENSE[] SEC("license") = "GPL";
 #define AT_FDCWD -100
 /* The longest path the kernel takes (PATH_MAX): the deny part reads and normalises the whole path argument. */
 #define RTS_LONG 4096
-/* Directory levels (and mount crossings) walked to name a working directory. */
-#define RTS_CWD_LEVELS 64
+/* Steps (directory levels and mount crossings) walked to name a directory or an object: each level is 2 bytes
+ * of the name at least, so a name of RTS_LONG bytes is reached first. */
+#define RTS_WALK_STEPS (RTS_LONG / 2 + 64)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -116,12 +117,14 @@ struct {
 struct rts_dscratch {
 	struct rts_kpath_key key;
 	char str[2 * RTS_LONG];     /* the string being decided on (a directory, '/', and a relative path) */
-	char path[RTS_LONG];        /* the call's path argument as read at sys_enter */
-	char cwd[3 * RTS_PATH_MAX]; /* a working directory's name, built from its end (at 2 * RTS_PATH_MAX) */
-	char norm[2 * RTS_LONG];    /* the string normalised (`.`, `..`, repeated and trailing '/' resolved) */
+	char path[RTS_LONG];        /* the call's path argument as read at sys_enter; in a hook, the object's */
+	char norm[2 * RTS_LONG];    /* the string normalised (`.`, `..`, repeated and trailing '/' resolved); while
+				     * naming a directory or an object, its name built from its end (at RTS_LONG) */
 	__u16 segs[RTS_LONG];       /* normalising: where each segment kept so far starts in norm (each is 2 bytes
 				     * at least: no more than RTS_LONG of them in 2 * RTS_LONG bytes) */
 	__u64 bits;                  /* rts_match's result */
+	__u32 rule;                  /* rts_object_decide's rule (record index, ~0 for none) */
+	__u32 pad;
 	__u32 truncated;             /* the path argument did not fit in `path` */
 	__u32 unknown0;              /* never written (0): a start value the verifier does not follow as a constant,
 				      * so that it does not walk a loop's iterations one by one */
@@ -278,16 +281,39 @@ static __always_inline __u32 mask8191(__u32 v)
 	return v;
 }
 
-/* The walk from a working directory up to the caller's root: one directory level, or one mount crossing. */
+static __always_inline __u32 mask4095(__u32 v)
+{
+	asm volatile("%[v] &= 4095" : [v] "+r"(v));
+	return v;
+}
+
+/* The walk from a dentry (of a vfsmount) up to the caller's root, the kernel's own objects, as d_path does
+ * (bpf_d_path is not allowed in the path_* hooks): one directory level, or one mount crossing, per step. The one
+ * way this plane names a directory (a relative path's) or the object of a call (in the LSM hooks). */
 struct walk_ctx {
 	__u64 dentry;
 	__u64 vfsmnt;
 	__u64 root_dentry;
 	__u64 root_mnt;
-	__u32 pos; /* the name so far is cwd[pos .. 2 * RTS_PATH_MAX) */
+	__u32 pos; /* the name so far is norm[pos .. RTS_LONG) */
 	__u32 done;
 	__u32 bad;
 };
+
+/* Puts '/' and the name of dentry d in front of the name so far; -1 when it does not fit. */
+static __always_inline int put_name(struct rts_dscratch *s, struct walk_ctx *c, struct dentry *d)
+{
+	__u32 len = BPF_CORE_READ(d, d_name.len);
+	const unsigned char *name = BPF_CORE_READ(d, d_name.name);
+	if (len == 0 || len >= RTS_PATH_MAX || c->pos < len + 1)
+		return -1;
+	c->pos -= len;
+	if (bpf_probe_read_kernel(&s->norm[mask4095(c->pos)], mask255(len), name) < 0)
+		return -1;
+	c->pos -= 1;
+	s->norm[mask4095(c->pos)] = '/';
+	return 0;
+}
 
 static long walk_step(__u32 i, void *data)
 {
@@ -318,17 +344,61 @@ static long walk_step(__u32 i, void *data)
 		c->vfsmnt = (__u64)pm + bpf_core_field_offset(struct mount, mnt);
 		return 0;
 	}
-	__u32 len = BPF_CORE_READ(d, d_name.len);
-	const unsigned char *name = BPF_CORE_READ(d, d_name.name);
-	if (len == 0 || len >= RTS_PATH_MAX || c->pos < len + 1) {
+	if (put_name(s, c, d) < 0) {
 		c->bad = 1;
 		return 1;
 	}
-	c->pos -= len;
-	bpf_probe_read_kernel(&s->cwd[c->pos & (2 * RTS_PATH_MAX - 1)], mask255(len), name);
-	c->pos -= 1;
-	s->cwd[c->pos & (2 * RTS_PATH_MAX - 1)] = '/';
 	c->dentry = (__u64)parent;
+	return 0;
+}
+
+/* Names (dentry, vfsmnt) as the caller's root names it, followed by '/' and the name of `leaf` when it is not 0
+ * (a directory and the entry a path_* hook acts on), into norm[pos .. RTS_LONG); returns pos, -1 when it cannot
+ * be named (outside the caller's root, deeper or longer than RTS_LONG). */
+static __always_inline int walk_up(struct rts_dscratch *s, __u64 dentry, __u64 vfsmnt, __u64 leaf)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
+	struct fs_struct *fs = task->fs;
+	if (!fs || !dentry || !vfsmnt)
+		return -1;
+	struct walk_ctx c = {
+		.dentry = dentry,
+		.vfsmnt = vfsmnt,
+		.root_dentry = (__u64)BPF_CORE_READ(fs, root.dentry),
+		.root_mnt = (__u64)BPF_CORE_READ(fs, root.mnt),
+		.pos = RTS_LONG,
+		.done = 0,
+		.bad = 0,
+	};
+	if (leaf && put_name(s, &c, (struct dentry *)leaf) < 0)
+		return -1;
+	bpf_loop(RTS_WALK_STEPS, walk_step, &c, 0);
+	if (c.bad || !c.done || c.pos > RTS_LONG)
+		return -1;
+	return c.pos;
+}
+
+/* The object a path_* hook (or file_open, sb_mount, ...) acts on, named from the kernel's objects as the caller's
+ * root names it, into s->str. -1 when it cannot be named. */
+__noinline int rts_object_path(__u64 dentry, __u64 vfsmnt, __u64 leaf)
+{
+	__u32 zero = 0;
+	struct rts_dscratch *s = bpf_map_lookup_elem(&rts_dscratch, &zero);
+	if (!s)
+		return -1;
+	int pos = walk_up(s, dentry, vfsmnt, leaf);
+	if (pos < 0)
+		return -1;
+	__u32 n = RTS_LONG - (__u32)pos;
+	if (n == 0) {
+		/* The caller's root itself. */
+		s->str[0] = '/';
+		s->str[1] = 0;
+		return 0;
+	}
+	if (n >= RTS_LONG - 1 || bpf_probe_read_kernel(s->str, mask4095(n), &s->norm[mask4095(pos)]) < 0)
+		return -1;
+	s->str[mask4095(n)] = 0;
 	return 0;
 }
 
@@ -345,15 +415,7 @@ __noinline int rts_resolve(__s32 dirfd)
 	struct fs_struct *fs = task->fs;
 	if (!fs)
 		return -1;
-	struct walk_ctx c = {
-		.dentry = (__u64)BPF_CORE_READ(fs, pwd.dentry),
-		.vfsmnt = (__u64)BPF_CORE_READ(fs, pwd.mnt),
-		.root_dentry = (__u64)BPF_CORE_READ(fs, root.dentry),
-		.root_mnt = (__u64)BPF_CORE_READ(fs, root.mnt),
-		.pos = 2 * RTS_PATH_MAX,
-		.done = 0,
-		.bad = 0,
-	};
+	__u64 dentry = (__u64)BPF_CORE_READ(fs, pwd.dentry), vfsmnt = (__u64)BPF_CORE_READ(fs, pwd.mnt);
 	if (dirfd != AT_FDCWD) {
 		if (dirfd < 0)
 			return -1;
@@ -364,19 +426,19 @@ __noinline int rts_resolve(__s32 dirfd)
 		struct file *f = 0;
 		if (bpf_probe_read_kernel(&f, sizeof(f), &fds[dirfd]) < 0 || !f)
 			return -1;
-		c.dentry = (__u64)BPF_CORE_READ(f, f_path.dentry);
-		c.vfsmnt = (__u64)BPF_CORE_READ(f, f_path.mnt);
+		dentry = (__u64)BPF_CORE_READ(f, f_path.dentry);
+		vfsmnt = (__u64)BPF_CORE_READ(f, f_path.mnt);
 	}
-	bpf_loop(RTS_CWD_LEVELS, walk_step, &c, 0);
-	if (c.bad || !c.done)
+	int pos = walk_up(s, dentry, vfsmnt, 0);
+	if (pos < 0)
 		return -1;
-	__u32 n = 2 * RTS_PATH_MAX - c.pos; /* length of the directory's name ("" for the root) */
-	if (n >= RTS_PATH_MAX - 1)
+	__u32 n = RTS_LONG - (__u32)pos; /* length of the directory's name ("" for the root) */
+	if (n >= RTS_LONG - 1)
 		return -1;
-	if (n > 0 && bpf_probe_read_kernel(s->str, mask255(n), &s->cwd[c.pos & (2 * RTS_PATH_MAX - 1)]) < 0)
+	if (n > 0 && bpf_probe_read_kernel(s->str, mask4095(n), &s->norm[mask4095(pos)]) < 0)
 		return -1;
-	s->str[mask255(n)] = '/';
-	__u32 at = mask255(n + 1);
+	s->str[mask4095(n)] = '/';
+	__u32 at = mask4095(n + 1);
 	if (bpf_probe_read_kernel_str(&s->str[at], RTS_LONG, s->path) < 0)
 		return -1;
 	return 0;
@@ -488,12 +550,15 @@ static __always_inline int lowest_bit(__u64 m)
 
 /* Decides a covered call on its rules: the first (in precedence order) whose path and source match. The path
  * argument is in s->path (empty: the call names none). */
+static __always_inline __u8 pick_rule(struct rts_dscratch *s, struct rts_decide *d, __u64 pathm, __u32 wid,
+				      __u32 nr, __u32 tgid, __u32 *rule);
+
 static __always_inline __u8 decide_call(struct rts_dscratch *s, struct rts_decide *d, __u32 wid, __u32 nr,
 					__u32 tgid, __s32 dirfd, __u32 *rule, int *resolved)
 {
 	if (d->flags & RTS_DECIDE_OVERFLOW)
 		return RTS_VERDICT_UNDECIDED;
-	__u64 pathm = d->nopath, srcm = d->nosource;
+	__u64 pathm = d->nopath;
 	if ((pathm & d->valid) != d->valid && s->path[0] != 0) {
 		if (s->truncated)
 			return RTS_VERDICT_UNDECIDED;
@@ -512,6 +577,15 @@ static __always_inline __u8 decide_call(struct rts_dscratch *s, struct rts_decid
 		if (*resolved && bpf_probe_read_kernel_str(s->path, RTS_LONG, s->str) < 0)
 			return RTS_VERDICT_UNDECIDED;
 	}
+	return pick_rule(s, d, pathm, wid, nr, tgid, rule);
+}
+
+/* The rules of a call whose path matches (pathm) decided: the first (in precedence order) whose source matches
+ * too. */
+static __always_inline __u8 pick_rule(struct rts_dscratch *s, struct rts_decide *d, __u64 pathm, __u32 wid,
+				      __u32 nr, __u32 tgid, __u32 *rule)
+{
+	__u64 srcm = d->nosource;
 	if ((srcm & d->valid) != d->valid) {
 		struct rts_exe *x = bpf_map_lookup_elem(&rts_exe, &tgid);
 		/* Unknown, or perhaps cut to the 255 bytes rts_exe keeps. */
@@ -531,6 +605,31 @@ static __always_inline __u8 decide_call(struct rts_dscratch *s, struct rts_decid
 	return (d->block >> i) & 1 ? RTS_VERDICT_DENY : RTS_VERDICT_ALLOW;
 }
 
+/* The decision of a call in a hook, on the object it acts on ((dentry, vfsmnt), and `leaf` in that directory):
+ * the verdict, with the rule in s->rule and the object's name in s->path (empty when it cannot be named). */
+__noinline int rts_object_decide(__u64 dentry, __u64 vfsmnt, __u64 leaf, __u32 wid, __u32 nr)
+{
+	__u32 zero = 0;
+	struct rts_dscratch *s = bpf_map_lookup_elem(&rts_dscratch, &zero);
+	if (!s)
+		return RTS_VERDICT_UNDECIDED;
+	s->rule = ~0U;
+	s->path[0] = 0;
+	struct rts_watch_key key = { .wid = wid, .nr = nr };
+	struct rts_decide *d = bpf_map_lookup_elem(&rts_decide, &key);
+	if (!d || (d->flags & RTS_DECIDE_OVERFLOW))
+		return RTS_VERDICT_UNDECIDED;
+	if (rts_object_path(dentry, vfsmnt, leaf) < 0 || rts_match(wid, nr, RTS_KPATH_CALL) < 0)
+		return RTS_VERDICT_UNDECIDED;
+	__u64 pathm = d->nopath | s->bits;
+	if (bpf_probe_read_kernel_str(s->path, RTS_LONG, s->str) < 0)
+		s->path[0] = 0;
+	__u32 rule = ~0U;
+	__u8 v = pick_rule(s, d, pathm, wid, nr, bpf_get_current_pid_tgid() >> 32, &rule);
+	s->rule = rule;
+	return v;
+}
+
 /* Leaves the thread's deny record for this call (or clears a record left by an earlier call). */
 static __always_inline void record_verdict(__u32 nr, __u8 verdict, __u64 hooks)
 {
@@ -543,9 +642,59 @@ static __always_inline void record_verdict(__u32 nr, __u8 verdict, __u64 hooks)
 	if (!r)
 		return;
 	r->deny = deny;
+	r->mode = RTS_MODE_STRING;
 	r->nr = nr;
 	r->hooks = hooks;
 	r->epoch = cfg ? cfg->epoch : 0;
+}
+
+/* The event of a watched call (its arguments, the path as read, the caller). */
+static __always_inline void fill_call(struct rts_event *e, struct pt_regs *regs, int compat, __u32 nr,
+				      struct rts_watch *watch, struct rts_workload *w, __u64 cgroup, __u8 verdict,
+				      __u32 rule, const char *path)
+{
+	e->kind = RTS_EVENT_SYSCALL;
+	e->nr = nr;
+	if (compat) {
+		/* 32-bit arguments: an int dirfd (AT_FDCWD) is sign-extended as a 64-bit call's would be. */
+		e->args[0] = (__u64)(__s64)(__s32)regs->bx;
+		e->args[1] = (__u64)(__s64)(__s32)regs->cx;
+		e->args[2] = (__u64)(__s64)(__s32)regs->dx;
+		e->args[3] = (__u64)(__s64)(__s32)regs->si;
+		e->args[4] = (__u64)(__s64)(__s32)regs->di;
+		e->args[5] = (__u64)(__s64)(__s32)regs->bp;
+	} else {
+		e->args[0] = regs->di;
+		e->args[1] = regs->si;
+		e->args[2] = regs->dx;
+		e->args[3] = regs->r10;
+		e->args[4] = regs->r8;
+		e->args[5] = regs->r9;
+	}
+	e->nlink = 0;
+	e->action = RTS_ACTION_AUDIT;
+	e->path_arg = watch->path_arg;
+	e->dirfd_arg = watch->dirfd_arg;
+	e->pad = 0;
+	e->name[0] = 0;
+	e->rule = rule;
+	e->verdict = verdict;
+	__builtin_memset(e->pad2, 0, sizeof(e->pad2));
+	/* The event carries the path's first RTS_PATH_MAX - 1 bytes. */
+	if (bpf_probe_read_kernel_str(e->path, sizeof(e->path), path) < 0)
+		e->path[0] = 0;
+	fill_common(e, w, cgroup);
+}
+
+/* Whether a watched call's path rules are decided in its hook, on the object (RTS_MODE_HOOK): it names a path,
+ * some rule has one, and every hook it reaches receives the object. Nothing the caller's memory holds decides
+ * this (an empty or unreadable string included: the kernel may still act on an object). */
+static __always_inline int decided_on_object(struct rts_watch *watch, struct rts_decide *d)
+{
+	__u32 zero = 0;
+	struct rts_config *cfg = bpf_map_lookup_elem(&rts_config, &zero);
+	return cfg && cfg->objects && watch->path_arg >= 0 && (d->nopath & d->valid) != d->valid &&
+	       !(d->flags & RTS_DECIDE_OVERFLOW) && d->hooks && (d->hooks & ~RTS_OBJECT_HOOKS) == 0;
 }
 
 SEC("tp_btf/sys_enter")
@@ -602,6 +751,25 @@ int BPF_PROG(rts_sys_enter, struct pt_regs *regs, long id)
 	__u8 verdict = RTS_VERDICT_NONE;
 	__u32 rule = ~0U;
 	struct rts_decide *d = bpf_map_lookup_elem(&rts_decide, &key);
+	if (d && decided_on_object(watch, d)) {
+		/* Decided by the first hook the call reaches; the event waits in the record for sys_exit. */
+		struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
+		struct rts_config *cfg = bpf_map_lookup_elem(&rts_config, &zero);
+		struct rts_deny *r = bpf_task_storage_get(&rts_deny, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!r || !cfg) {
+			count(RTS_COUNTER_DROPPED);
+			return 0;
+		}
+		r->deny = 0;
+		r->mode = RTS_MODE_HOOK;
+		r->nr = raw;
+		r->hooks = d->hooks;
+		r->epoch = cfg->epoch;
+		r->wid = w->wid;
+		r->xnr = nr;
+		fill_call(&r->ev, regs, compat, nr, watch, w, cgroup, RTS_VERDICT_UNREACHED, ~0U, s->path);
+		return 0;
+	}
 	if (d) {
 		__s32 dirfd = AT_FDCWD;
 		switch (watch->dirfd_arg) {
@@ -620,38 +788,32 @@ int BPF_PROG(rts_sys_enter, struct pt_regs *regs, long id)
 		count(RTS_COUNTER_DROPPED);
 		return 0;
 	}
-	e->kind = RTS_EVENT_SYSCALL;
-	e->nr = nr;
-	if (compat) {
-		/* 32-bit arguments: an int dirfd (AT_FDCWD) is sign-extended as a 64-bit call's would be. */
-		e->args[0] = (__u64)(__s64)(__s32)regs->bx;
-		e->args[1] = (__u64)(__s64)(__s32)regs->cx;
-		e->args[2] = (__u64)(__s64)(__s32)regs->dx;
-		e->args[3] = (__u64)(__s64)(__s32)regs->si;
-		e->args[4] = (__u64)(__s64)(__s32)regs->di;
-		e->args[5] = (__u64)(__s64)(__s32)regs->bp;
-	} else {
-		e->args[0] = regs->di;
-		e->args[1] = regs->si;
-		e->args[2] = regs->dx;
-		e->args[3] = regs->r10;
-		e->args[4] = regs->r8;
-		e->args[5] = regs->r9;
-	}
-	e->nlink = 0;
-	e->action = RTS_ACTION_AUDIT;
-	e->path_arg = watch->path_arg;
-	e->dirfd_arg = watch->dirfd_arg;
-	e->pad = 0;
-	e->name[0] = 0;
-	e->rule = rule;
-	e->verdict = verdict;
-	__builtin_memset(e->pad2, 0, sizeof(e->pad2));
-	/* The event carries the path's first RTS_PATH_MAX - 1 bytes. */
-	if (bpf_probe_read_kernel_str(e->path, sizeof(e->path), s->path) < 0)
-		e->path[0] = 0;
-	fill_common(e, w, cgroup);
+	fill_call(e, regs, compat, nr, watch, w, cgroup, verdict, rule, s->path);
 	bpf_ringbuf_submit(e, 0);
+	count(RTS_COUNTER_REPORTED);
+	return 0;
+}
+
+/* Reports the event of a call decided in its hook (RTS_MODE_HOOK), once the call is over: the object's path and
+ * the hook's verdict, or RTS_VERDICT_UNREACHED when it reached no hook. Attached with sys_enter. */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(rts_sys_exit, struct pt_regs *regs, long ret)
+{
+	/* Nothing to report where no call is decided in a hook (a node without the LSM hooks): one array lookup. */
+	__u32 zero = 0;
+	struct rts_config *cfg = bpf_map_lookup_elem(&rts_config, &zero);
+	if (!cfg || !cfg->objects)
+		return 0;
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
+	struct rts_deny *r = bpf_task_storage_get(&rts_deny, task, 0, 0);
+	if (!r || (r->mode != RTS_MODE_HOOK && r->mode != RTS_MODE_DECIDED) || regs->orig_ax != (long)r->nr)
+		return 0;
+	r->mode = RTS_MODE_DONE;
+	r->deny = 0;
+	if (bpf_ringbuf_output(&rts_events, &r->ev, sizeof(r->ev), 0) < 0) {
+		count(RTS_COUNTER_DROPPED);
+		return 0;
+	}
 	count(RTS_COUNTER_REPORTED);
 	return 0;
 }
@@ -756,6 +918,40 @@ static __always_inline int deny_hook(__u32 hook)
 	return -EACCES;
 }
 
+/* A kernel pointer as a plain number (a global function takes no BTF pointer). */
+static __always_inline __u64 scalar_of(const void *p)
+{
+	__u64 v = 0;
+	bpf_probe_read_kernel(&v, sizeof(v), &p);
+	return v;
+}
+
+/* A hook that receives the object of the call ((dentry, vfsmnt), and `leaf` in that directory): the first such
+ * hook a call in RTS_MODE_HOOK reaches decides its path rules on the object, then as deny_hook. */
+static __always_inline int object_hook(__u32 hook, __u64 dentry, __u64 vfsmnt, __u64 leaf)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
+	struct rts_deny *r = bpf_task_storage_get(&rts_deny, task, 0, 0);
+	if (!r || !(r->hooks & (1ULL << hook)))
+		return 0;
+	if (r->mode == RTS_MODE_HOOK) {
+		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+		__u32 zero = 0;
+		struct rts_config *cfg = bpf_map_lookup_elem(&rts_config, &zero);
+		if (!regs || regs->orig_ax != (long)r->nr || !cfg || cfg->epoch != r->epoch)
+			return 0;
+		__u8 v = (__u8)rts_object_decide(dentry, vfsmnt, leaf, r->wid, r->xnr);
+		struct rts_dscratch *s = bpf_map_lookup_elem(&rts_dscratch, &zero);
+		r->mode = RTS_MODE_DECIDED;
+		r->deny = v == RTS_VERDICT_DENY;
+		r->ev.verdict = v;
+		r->ev.rule = s ? s->rule : ~0U;
+		if (s && s->path[0] == '/')
+			bpf_probe_read_kernel_str(r->ev.path, sizeof(r->ev.path), s->path);
+	}
+	return deny_hook(hook);
+}
+
 #define RTS_LSM(hook, bit)                                    \
 	SEC("lsm/" #hook)                                     \
 	int rts_lsm_##hook(unsigned long long *ctx)           \
@@ -763,20 +959,66 @@ static __always_inline int deny_hook(__u32 hook)
 		return deny_hook(bit);                        \
 	}
 
-RTS_LSM(file_open, RTS_HOOK_FILE_OPEN)
-RTS_LSM(path_unlink, RTS_HOOK_PATH_UNLINK)
-RTS_LSM(path_rmdir, RTS_HOOK_PATH_RMDIR)
-RTS_LSM(path_mkdir, RTS_HOOK_PATH_MKDIR)
-RTS_LSM(path_rename, RTS_HOOK_PATH_RENAME)
-RTS_LSM(path_chmod, RTS_HOOK_PATH_CHMOD)
-RTS_LSM(path_chown, RTS_HOOK_PATH_CHOWN)
-RTS_LSM(path_link, RTS_HOOK_PATH_LINK)
-RTS_LSM(path_symlink, RTS_HOOK_PATH_SYMLINK)
-RTS_LSM(path_mknod, RTS_HOOK_PATH_MKNOD)
-RTS_LSM(path_truncate, RTS_HOOK_PATH_TRUNCATE)
-RTS_LSM(path_chroot, RTS_HOOK_PATH_CHROOT)
-RTS_LSM(sb_mount, RTS_HOOK_SB_MOUNT)
-RTS_LSM(sb_umount, RTS_HOOK_SB_UMOUNT)
+/* The object hooks (RTS_OBJECT_HOOKS): the path rules of the call are decided on what the kernel acts on. */
+SEC("lsm/file_open")
+int BPF_PROG(rts_lsm_file_open, struct file *file)
+{
+	return object_hook(RTS_HOOK_FILE_OPEN, (__u64)BPF_CORE_READ(file, f_path.dentry),
+			   (__u64)BPF_CORE_READ(file, f_path.mnt), 0);
+}
+
+/* A directory and the entry in it the call removes, makes or renames (the source of a rename: the path the
+ * call's path argument names). */
+#define RTS_LSM_ENTRY(hook, bit)                                                                          \
+	SEC("lsm/" #hook)                                                                                  \
+	int BPF_PROG(rts_lsm_##hook, const struct path *dir, struct dentry *dentry)                       \
+	{                                                                                                  \
+		return object_hook(bit, (__u64)BPF_CORE_READ(dir, dentry), (__u64)BPF_CORE_READ(dir, mnt), \
+				   scalar_of(dentry));                                                     \
+	}
+
+/* The object itself (a chmod, chown, truncate, chroot, mount point). */
+#define RTS_LSM_PATH(hook, bit)                                                                           \
+	SEC("lsm/" #hook)                                                                                  \
+	int BPF_PROG(rts_lsm_##hook, const struct path *path)                                              \
+	{                                                                                                  \
+		return object_hook(bit, (__u64)BPF_CORE_READ(path, dentry), (__u64)BPF_CORE_READ(path, mnt), 0); \
+	}
+
+RTS_LSM_ENTRY(path_unlink, RTS_HOOK_PATH_UNLINK)
+RTS_LSM_ENTRY(path_rmdir, RTS_HOOK_PATH_RMDIR)
+RTS_LSM_ENTRY(path_mkdir, RTS_HOOK_PATH_MKDIR)
+RTS_LSM_ENTRY(path_rename, RTS_HOOK_PATH_RENAME)
+RTS_LSM_PATH(path_chmod, RTS_HOOK_PATH_CHMOD)
+RTS_LSM_PATH(path_chown, RTS_HOOK_PATH_CHOWN)
+
+/* link(old, new): the existing file (the path argument); a link stays in its mount, the new directory's. */
+SEC("lsm/path_link")
+int BPF_PROG(rts_lsm_path_link, struct dentry *old_dentry, const struct path *new_dir)
+{
+	return object_hook(RTS_HOOK_PATH_LINK, (__u64)BPF_CORE_READ(old_dentry, d_parent),
+			   (__u64)BPF_CORE_READ(new_dir, mnt), scalar_of(old_dentry));
+}
+
+/* symlink(target, linkpath): the new link (the path argument); the target is a string, not resolved. */
+RTS_LSM_ENTRY(path_symlink, RTS_HOOK_PATH_SYMLINK)
+RTS_LSM_ENTRY(path_mknod, RTS_HOOK_PATH_MKNOD)
+RTS_LSM_PATH(path_truncate, RTS_HOOK_PATH_TRUNCATE)
+RTS_LSM_PATH(path_chroot, RTS_HOOK_PATH_CHROOT)
+
+/* mount(source, target, ...): the mount point (the path argument); the source is a string for the filesystem. */
+SEC("lsm/sb_mount")
+int BPF_PROG(rts_lsm_sb_mount, const char *dev_name, const struct path *path)
+{
+	return object_hook(RTS_HOOK_SB_MOUNT, (__u64)BPF_CORE_READ(path, dentry), (__u64)BPF_CORE_READ(path, mnt), 0);
+}
+
+/* umount2(target): the mount's root, named at its mount point. */
+SEC("lsm/sb_umount")
+int BPF_PROG(rts_lsm_sb_umount, struct vfsmount *mnt)
+{
+	return object_hook(RTS_HOOK_SB_UMOUNT, (__u64)BPF_CORE_READ(mnt, mnt_root), scalar_of(mnt), 0);
+}
 RTS_LSM(sb_pivotroot, RTS_HOOK_SB_PIVOTROOT)
 RTS_LSM(ptrace_access_check, RTS_HOOK_PTRACE_ACCESS_CHECK)
 RTS_LSM(ptrace_traceme, RTS_HOOK_PTRACE_TRACEME)
@@ -791,4 +1033,13 @@ RTS_LSM(socket_bind, RTS_HOOK_SOCKET_BIND)
 RTS_LSM(socket_listen, RTS_HOOK_SOCKET_LISTEN)
 RTS_LSM(settime, RTS_HOOK_SETTIME)
 RTS_LSM(bpf, RTS_HOOK_BPF)
-RTS_LSM(bprm_check_security, RTS_HOOK_BPRM_CHECK)
+/* execve: the file exec opened (the first check of a call decides: a script's, not its interpreter's). */
+SEC("lsm/bprm_check_security")
+int BPF_PROG(rts_lsm_bprm_check_security, struct linux_binprm *bprm)
+{
+	struct file *f = bprm->file;
+	if (!f)
+		return deny_hook(RTS_HOOK_BPRM_CHECK);
+	return object_hook(RTS_HOOK_BPRM_CHECK, (__u64)BPF_CORE_READ(f, f_path.dentry),
+			   (__u64)BPF_CORE_READ(f, f_path.mnt), 0);
+}

@@ -14,6 +14,12 @@ export const SysEventKind = { syscall: 1, fileless: 2 } as const;
 export const SysAction = { none: 0, audit: 1, block: 2 } as const;
 /** What the kernel decided at sys_enter (rts_event.verdict, RTS_VERDICT_*). */
 export const SysVerdict = { none: 0, allow: 1, deny: 2, undecided: 3 } as const;
+/**
+ * RTS_VERDICT_UNREACHED: a call whose path rules are decided on the object in its LSM hook (where the hooks are
+ * attached) reached none of its hooks: it failed before it acted on anything, and was not denied. Only where the
+ * LSM hooks are attached (not one of the SysVerdict values a plane without them gives).
+ */
+export const SYS_VERDICT_UNREACHED = 4;
 /** rts_kpath_key.kind: a rule's path, or a source. */
 export const SysKpathKind = { call: 0, source: 1 } as const;
 /** Rules of one (workload, call) the kernel decides (RTS_DECIDE_RULES); more: RTS_DECIDE_OVERFLOW. */
@@ -29,7 +35,7 @@ export const SysSize = {
   decide: 304,
   kpathKey: 264,
   kpathValue: 24,
-  deny: 24,
+  deny: 736,
   config: 8,
 } as const;
 
@@ -130,8 +136,9 @@ export function encodeKpathValue(v: { exact: bigint; dir: bigint; recursive: big
 export function encodeConfigKey(): string {
   return u32(0);
 }
-export function encodeConfig(epoch: number): string {
-  return u32(epoch) + u32(0);
+/** `objects`: path rules are decided on the object in the LSM hooks (where they are attached). */
+export function encodeConfig(epoch: number, objects = false): string {
+  return u32(epoch) + u32(objects ? 1 : 0);
 }
 
 /** struct rts_event, decoded. */

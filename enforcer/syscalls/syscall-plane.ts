@@ -19,6 +19,7 @@ import { Action } from '../../compiler/ir/rule-set.js';
 import {
   getSyscallDenyHookMask,
   getSyscallDenyHooks,
+  isSyscallDecidedOnObject,
   SYSCALL_DENY_HOOKS,
 } from '../../compiler/enforcement/syscall-coverage.js';
 import { ACTION_BY_CODE, SourceCode } from '../../compiler/rule-table/rule-table-format.js';
@@ -63,6 +64,7 @@ import {
   encodeSysWorkloadKey,
   encodeWatch,
   encodeWatchKey,
+  SYS_VERDICT_UNREACHED,
   type SysEvent,
 } from './sys-map-layout.js';
 
@@ -87,6 +89,11 @@ export const NotDenied = {
   undecided: 'undecided',
   /** The kernel decided otherwise than the records here (a state change in between, or a path read twice). */
   kernelAllowed: 'kernel-allowed',
+  /**
+   * The call's path rules are decided on the object in its LSM hook, and it reached none: it failed before it
+   * acted on any object (a missing file, an existing directory, ...). The alert names the path as passed.
+   */
+  notReached: 'not-reached',
 } as const;
 
 /** A rule's string's role in rts_kpath_val. */
@@ -185,6 +192,12 @@ export interface SyscallPlaneOptions {
    * to `onVerdict`. Never set by the enforcer.
    */
   decideWithoutLsm?: boolean;
+  /**
+   * Tests of the path-swap race only: decide path rules at sys_enter on the string the caller passed even where the
+   * LSM hooks are attached (as the plane did before it decided them on the object in the hook), to measure what
+   * the object decision closes. Never set by the enforcer.
+   */
+  decidePathsOnString?: boolean;
   /** Called with the kernel's verdict on each syscall event (SysVerdict, and the record index it found). */
   onVerdict?: (v: { syscall: string; path: string; verdict: number; rule: number }) => void;
 }
@@ -319,6 +332,9 @@ export class SyscallPlane implements DataPlane {
     const byWid = new Map<number, Known>();
     const switches: [string, string][] = [];
     const nrs = new Set<number>();
+    // Whether some call's path rules are decided on the object in its hook (reported by sys_exit).
+    let onObject = false;
+    const objects = this.denyHooks !== 0 && this.options.decidePathsOnString !== true;
     state.workloads.forEach((w, i) => {
       const wid = half + i;
       const policies = new Set(w.policies);
@@ -334,6 +350,7 @@ export class SyscallPlane implements DataPlane {
         if (hooks !== 0 && ((hooks & this.denyHooks) === hooks || this.options.decideWithoutLsm === true)) {
           const decision = buildSyscallDecision(records, policies, wid, name, nr, hooks);
           if (decision !== undefined) next.entries.push(...decision);
+          if (decision !== undefined && pathArg >= 0 && isSyscallDecidedOnObject(name)) onObject = true;
         }
       }
       const preset = findPresetRecord(records, policies, FILELESS_PRESET);
@@ -355,13 +372,17 @@ export class SyscallPlane implements DataPlane {
     for (const [map, key, value] of next.entries) await this.request(`update ${map} ${key} ${value}`);
     for (const nr of next.nrs) await this.request(`update rts_nrs ${encodeNr(nr)} ${encodeNrValue(true)}`);
     // sys_enter costs every system call of the node: attached only while some workload watches one.
-    if (next.nrs.length > 0) await this.request('enable');
+    // sys_exit only where some call is decided on its object (it costs every call of the node too).
+    if (next.nrs.length > 0) await this.request(objects && onObject ? 'enable exit' : 'enable');
     this.records = records;
     this.byWid = new Map([...this.byWid, ...byWid]);
     for (const [key, value] of switches) await this.request(`update rts_workloads ${key} ${value}`);
     // A new epoch: deny records left by calls of the previous state no longer deny.
+    // Path rules are decided on the object the call acts on, in its hook, where the hooks are attached.
     if (this.denyHooks !== 0 || this.options.decideWithoutLsm === true)
-      await this.request(`update rts_config ${encodeConfigKey()} ${encodeConfig(randomInt(1, 2 ** 32 - 1))}`);
+      await this.request(
+        `update rts_config ${encodeConfigKey()} ${encodeConfig(randomInt(1, 2 ** 32 - 1), objects)}`,
+      );
     const keep = new Set(Object.values(next.workloads).map((w) => w.id));
     for (const w of Object.values(this.state.workloads))
       if (!keep.has(w.id)) await this.request(`delete rts_workloads ${encodeSysWorkloadKey(BigInt(w.id))}`);
@@ -511,6 +532,7 @@ export class SyscallPlane implements DataPlane {
     if (getSyscallDenyHooks(call) === undefined) return NotDenied.uncovered;
     if (this.denyHooks === 0) return NotDenied.noLsm;
     if ((hooks & this.denyHooks) !== hooks) return NotDenied.hookMissing;
+    if (verdict === SYS_VERDICT_UNREACHED) return NotDenied.notReached;
     return verdict === SysVerdict.undecided ? NotDenied.undecided : NotDenied.kernelAllowed;
   }
 

@@ -206,14 +206,14 @@ describe('enforcement table', () => {
     // BPF-LSM reads the destination in its socket_connect and socket_sendmsg hooks (docs/bpf-lsm.md).
     assert.equal(level('network.matchAddresses', EnforcementTarget.BpfLsm), EnforcementLevel.Enforced);
     // System call rules are audited on the fanotify plane (enforcer/syscalls/), never denied; on BPF-LSM a
-    // Block on a call an LSM hook covers is denied (a path rule only for absolute paths: audited only), other
-    // calls audited; filelessExec is enforced on both (the process is killed at sched_process_exec); the other
-    // presets nowhere.
+    // Block on a call an LSM hook covers is denied (a path rule decided in the hook on the object the kernel acts
+    // on), other calls audited; filelessExec is enforced on both (the process is killed at sched_process_exec);
+    // the other presets nowhere.
     for (const form of ['syscalls.matchSyscalls', 'syscalls.matchPaths', 'syscalls.uncovered'])
       assert.equal(level(form, EnforcementTarget.Fanotify), EnforcementLevel.AuditedOnly, form);
-    assert.equal(level('syscalls.matchSyscalls', EnforcementTarget.BpfLsm), EnforcementLevel.Enforced);
-    for (const form of ['syscalls.matchPaths', 'syscalls.uncovered'])
-      assert.equal(level(form, EnforcementTarget.BpfLsm), EnforcementLevel.AuditedOnly, form);
+    for (const form of ['syscalls.matchSyscalls', 'syscalls.matchPaths'])
+      assert.equal(level(form, EnforcementTarget.BpfLsm), EnforcementLevel.Enforced, form);
+    assert.equal(level('syscalls.uncovered', EnforcementTarget.BpfLsm), EnforcementLevel.AuditedOnly);
     for (const target of [EnforcementTarget.Fanotify, EnforcementTarget.BpfLsm]) {
       assert.equal(level('presets.filelessExec', target), EnforcementLevel.Enforced);
       assert.equal(level('presets', target), NE);

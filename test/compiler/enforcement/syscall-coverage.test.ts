@@ -7,16 +7,18 @@ import { join } from 'node:path';
 import {
   getSyscallDenyHookMask,
   getSyscallDenyHooks,
+  isSyscallDecidedOnObject,
   listCoveredSyscalls,
   listSyscallCoverageByHook,
   listUncoveredSyscalls,
   SYSCALL_DENY_HOOKS,
+  SYSCALL_OBJECT_HOOKS,
 } from '../../../compiler/enforcement/syscall-coverage.js';
 import { listSyscallRuleForms } from '../../../compiler/enforcement/rule-forms.js';
 import { Action, type SyscallRule } from '../../../compiler/ir/rule-set.js';
 import { lintTexts } from '../../../compiler/lint.js';
 import { SYSCALL_NAMES } from '../../../compiler/schema/syscall-names.js';
-import { COMPAT_SYSCALLS } from '../../../enforcer/syscalls/syscall-arguments.js';
+import { COMPAT_SYSCALLS, getPathArguments } from '../../../enforcer/syscalls/syscall-arguments.js';
 import { REPO_ROOT } from '../../support/paths.js';
 import { requirePrereqs } from '../../support/prereq.js';
 
@@ -63,14 +65,41 @@ describe('system call deny coverage (syscall-coverage.ts)', () => {
       [...list.matchAll(/"([a-z_]+)"/g)].map((m) => m[1]),
       [...SYSCALL_DENY_HOOKS],
     );
+    // One program per hook, in bit order: through a macro (RTS_LSM: deny only; RTS_LSM_ENTRY, RTS_LSM_PATH: the
+    // object hooks) or written out (SEC("lsm/<hook>") and the hook's bit in its body).
     const bpf = read('enforcer/syscalls/rtctl-sys.bpf.c');
-    const programs = [...bpf.matchAll(/^RTS_LSM\(([a-z_]+), RTS_HOOK_([A-Z_]+)\)$/gm)];
+    const programs = [
+      ...bpf.matchAll(
+        /^(?:RTS_LSM(?:_ENTRY|_PATH)?\(([a-z_]+), RTS_HOOK_([A-Z_]+)\)|SEC\("lsm\/([a-z_]+)"\)\nint BPF_PROG\(rts_lsm_\3,[^{]*\{[^}]*?RTS_HOOK_([A-Z_]+))/gm,
+      ),
+    ].map((m) => [m[1] ?? m[3], m[2] ?? m[4]]);
     assert.deepEqual(
-      programs.map((m) => m[1]),
+      programs.map((m) => m[0]),
       [...SYSCALL_DENY_HOOKS],
     );
-    for (const m of programs)
-      assert.equal(m[2], m[1]?.toUpperCase().replace('BPRM_CHECK_SECURITY', 'BPRM_CHECK'));
+    for (const [hook, bit] of programs)
+      assert.equal(bit, hook?.toUpperCase().replace('BPRM_CHECK_SECURITY', 'BPRM_CHECK'));
+  });
+
+  it('the object hooks are the C header’s RTS_OBJECT_HOOKS, and every covered call naming a path reaches only them', () => {
+    const header = read('enforcer/syscalls/rtctl-sys-maps.h');
+    const macro = /#define RTS_OBJECT_HOOKS([^]*?)\n\n/.exec(header)?.[1] ?? '';
+    assert.deepEqual(
+      [...macro.matchAll(/RTS_HOOK_([A-Z_]+)/g)].map((m) => m[1]),
+      SYSCALL_OBJECT_HOOKS.map((h) => h.toUpperCase().replace('BPRM_CHECK_SECURITY', 'BPRM_CHECK')),
+    );
+    // So a `matchPaths` rule on a covered call is decided on the object wherever it can match at all (a call
+    // naming no path never matches one).
+    const withPath = listCoveredSyscalls().filter((c) => getPathArguments(c)[0] >= 0);
+    for (const call of withPath) assert.ok(isSyscallDecidedOnObject(call), call);
+    assert.equal(isSyscallDecidedOnObject('kill'), false);
+    assert.equal(isSyscallDecidedOnObject('getcwd'), false);
+    // docs/syscalls.md lists them (its lines wrapped).
+    const doc = read('docs/syscalls.md').replace(/\s+/g, ' ');
+    assert.ok(
+      doc.includes(`decided on the object: ${withPath.map((c) => `\`${c}\``).join(', ')}.`),
+      withPath.join(', '),
+    );
   });
 
   it('the 32-bit translation table is the kernel headers’ i386 numbering and has every covered call', function () {

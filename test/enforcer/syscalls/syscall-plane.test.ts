@@ -367,14 +367,21 @@ describe('system call plane (real kernel, test-created cgroups)', function () {
     );
   });
 
-  it('attaches sys_enter only while some workload watches a call (it costs every call of the node)', async () => {
+  it('attaches sys_enter only while some workload watches a call (it costs every call of the node), sys_exit never here', async () => {
+    // sys_exit reports the calls an LSM hook decided on their object: none where the kernel takes no LSM
+    // programs, even with a Block path rule (the guest's syscalls-deny test sees it attached).
+    const exitLink = join(bpffs, 'sys', 'link_rts_sys_exit');
     await applyRules({ policies: [policy('fileless', [], [preset(Action.Audit)])] });
     assert.equal(await plane?.sysEnterAttached(), false);
-    await applyRules({ policies: [marker()] });
+    await applyRules({
+      policies: [marker(), policy('b', [syscallRule(['unlink'], { path: '/x/', action: Action.Block })])],
+    });
     assert.equal(await plane?.sysEnterAttached(), true);
+    assert.equal(existsSync(exitLink), false);
     // Allow rules alone watch nothing.
     await applyRules({ policies: [policy('allow', [syscallRule(['unlink'], { action: Action.Allow })])] });
     assert.equal(await plane?.sysEnterAttached(), false);
+    assert.equal(existsSync(exitLink), false);
   });
 
   it('the host workload (root cgroup) takes host processes, not those of another pid namespace (unless in a user namespace of their own)', async () => {
