@@ -186,8 +186,6 @@ describe('enforcement table', () => {
     for (const form of [
       'capabilities.matchCapabilities',
       'network.matchProtocols.sctp',
-      'network.fromSource',
-      'network.pts',
     ])
       assert.equal(level(form, EnforcementTarget.Fanotify), NE, form);
     // The fanotify target includes the cgroup network plane (enforcer/network/).
@@ -195,6 +193,9 @@ describe('enforcement table', () => {
       'network.matchProtocols.tcp',
       'network.matchProtocols.icmp',
       'network.matchAddresses',
+      // The cgroup programs name the acting executable and read its terminal (docs/network.md).
+      'network.fromSource',
+      'network.pts',
     ])
       assert.equal(level(form, EnforcementTarget.Fanotify), EnforcementLevel.Enforced, form);
     // raw and all name packet sockets too, which cgroup sock_create never sees: partly, so not enforced.
@@ -351,7 +352,7 @@ describe('lint findings from the table', () => {
     '  network:',
     '    matchProtocols:',
     '      - protocol: sctp',
-    '      - {protocol: tcp, fromSource: [{path: /usr/bin/curl}]}',
+    '      - {protocol: raw, fromSource: [{path: /usr/bin/curl}]}',
     '  file:',
     '    matchPaths:',
     '      - path: /etc/x',
@@ -369,7 +370,7 @@ describe('lint findings from the table', () => {
     const d = lintTexts([{ file: 'p.yaml', text }]).diagnostics.find((x) => x.code === 'RT3018');
     assert.match(
       d?.message ?? '',
-      /not enforced on fanotify \(fromSource on a network rule: the cgroup network programs do not see the acting executable; the rule never matches\); enforced on bpf-lsm, apparmor/,
+      /not enforced on fanotify \(protocol raw\); enforced on bpf-lsm, apparmor/,
     );
   });
 
