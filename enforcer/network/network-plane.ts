@@ -477,12 +477,13 @@ export class NetworkPlane implements DataPlane {
   }
 
   async stats(): Promise<DataPlaneStats> {
-    const [, decisions, reported, dropped] = (await this.request('stats')).split(' ').map(Number);
+    const [, decisions, reported, dropped, unnamed] = (await this.request('stats')).split(' ').map(Number);
     return {
       decisions: decisions ?? 0,
       cacheHits: 0,
       reported: reported ?? 0,
       dropped: dropped ?? 0,
+      unnamedExecutables: unnamed ?? 0,
       workloads: Object.values(this.state.workloads).filter((w) => w.unselected !== true).length,
       // Only where host rules are enforced at all (a host cgroup is configured).
       ...(this.options.hostCgroup === undefined ? {} : { hostIsolation: this.hostIsolation }),

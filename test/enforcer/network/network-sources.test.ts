@@ -362,6 +362,61 @@ describe('cgroup network data plane: fromSource and pts (real kernel, test-creat
     assert.deepEqual(await connect(workers.a, '169.254.169.254'), { socket: 0, send: ENETUNREACH });
   });
 
+  it('where the kernel refuses the task helper (programs as loaded before 6.10), the plane says fromSource and pts are not enforced, and they never match', async () => {
+    await plane?.stop({ keepEnforcing: false });
+    // The loader loads the programs without the helper calls, as on a kernel that refuses them.
+    process.env['RTCTL_NET_PIDNS_CHECK'] = '0';
+    try {
+      plane = new NetworkPlane({
+        loaderPath: LOADER,
+        objectPath: OBJECT,
+        pinDir: join(bpffs, 'net'),
+        stateDir: work,
+        cgroupRoot: cgRoot,
+      });
+      await plane.start();
+    } finally {
+      delete process.env['RTCTL_NET_PIDNS_CHECK'];
+    }
+    assert.equal(plane.processAware, false);
+    assert.match(plane.unavailableProcessForm('network.fromSource') ?? '', /bpf_get_current_task_btf/);
+    assert.match(plane.unavailableProcessForm('network.pts') ?? '', /bpf_get_current_task_btf/);
+    assert.equal(plane.unavailableProcessForm('network.matchAddresses'), undefined);
+    await applyRules({
+      policies: [
+        makePodPolicy('sources-off', [
+          { matcher: protocol('tcp'), action: Action.Block, fromSource: [srcPath(exe.a)] },
+          { matcher: protocol('udp'), action: Action.Block },
+        ]),
+      ],
+    });
+    assert.deepEqual(
+      await sock(workers.a, 'tcp'),
+      { socket: 0, send: null },
+      'the source rule never matches',
+    );
+    assert.deepEqual(
+      await sock(workers.a, 'udp'),
+      { socket: EPERM, send: null },
+      'rules without one still do',
+    );
+    // Back to the programs with the helper for the tests after this one.
+    await plane.stop({ keepEnforcing: false });
+    plane = new NetworkPlane({
+      loaderPath: LOADER,
+      objectPath: OBJECT,
+      pinDir: join(bpffs, 'net'),
+      stateDir: work,
+      cgroupRoot: cgRoot,
+    });
+    await plane.start();
+    const p = plane;
+    void (async () => {
+      for await (const e of p.events()) events.push(e);
+    })();
+    assert.equal(plane.processAware, true);
+  });
+
   it('decides as the oracle on generated rule sets with sources and pts (differential, fast-check, fixed seed)', async () => {
     const who = [
       { name: 'a', worker: (): Worker | undefined => workers.a, exe: (): string => exe.a, tty: false },
@@ -485,6 +540,7 @@ describe('cgroup network data plane: fromSource and pts (real kernel, test-creat
         }
       }
     }
+    assert.equal((await plane?.stats())?.unnamedExecutables, 0, 'every executable was named');
     assert.ok(
       compared > 150 && denied > 10 && alerted > 10 && bySource > 5,
       `${compared} compared, ${denied} denied, ${alerted} alerts, ${bySource} decided by the process`,
