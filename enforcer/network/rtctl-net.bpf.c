@@ -6,7 +6,9 @@
  * deepest registered cgroup the process is in. Same rule table and semantics as the oracle (docs/semantics.md):
  * what depends only on the workload and protocol is decided by the control plane in advance (rtn_proto),
  * address rules are looked up per prefix length, longest first. Block returns EPERM to the caller. A process
- * outside the host's pid namespace is never decided by the host workload (current_workload). */
+ * outside the host's pid namespace is never decided by the host workload (current_workload). For workloads
+ * whose rules name sources (fromSource) or pts, the verdicts also depend on the process's class
+ * (process_class: which sources its executable matches, whether it has a terminal; docs/network.md). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
