@@ -46,6 +46,7 @@ export const NetSize = {
   addrValue: 116,
   srcKey: 260,
   srcValue: 12,
+  eventExe: 328,
   event: 72,
   config: 40,
 } as const;
@@ -199,9 +200,16 @@ export interface NetEvent {
   port: number;
   addr: Uint8Array;
   comm: string;
+  /** struct rtn_event_exe: the executable the programs named (a workload with sources), as its root names it. */
+  exe?: string;
 }
 
-/** Decodes an event line's bytes. */
+function readExe(b: Buffer): string {
+  const end = b.indexOf(0);
+  return b.subarray(0, end === -1 ? b.length : end).toString('utf8');
+}
+
+/** Decodes an event line's bytes (struct rtn_event, or struct rtn_event_exe). */
 export function decodeEvent(b: Buffer): NetEvent {
   const comm = b.subarray(56, 72);
   const end = comm.indexOf(0);
@@ -221,5 +229,6 @@ export function decodeEvent(b: Buffer): NetEvent {
     port: b.readUInt16LE(38),
     addr: Uint8Array.from(b.subarray(40, 56)),
     comm: comm.subarray(0, end === -1 ? 16 : end).toString('utf8'),
+    ...(b.length > NetSize.event ? { exe: readExe(b.subarray(NetSize.event)) } : {}),
   };
 }

@@ -452,7 +452,7 @@ export class NetworkPlane implements DataPlane {
       pid: e.tgid,
       ppid: 0,
       uid: e.uid,
-      processName: exe(e.tgid),
+      processName: e.exe !== undefined && e.exe !== '' ? e.exe : exe(e.tgid),
       parentProcessName: '',
       resource,
       syscall,

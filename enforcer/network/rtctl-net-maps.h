@@ -119,6 +119,13 @@ struct rtn_event {
 	char comm[16];
 };
 
+/* An event of a workload with sources whose executable was named (at most RTN_SRC_MAX - 1 bytes): the event
+ * followed by the path, zero terminated, as the process's root names it. */
+struct rtn_event_exe {
+	struct rtn_event e;
+	char exe[RTN_SRC_MAX];
+};
+
 /* The node's configuration (rtn_config, one entry): the host cgroup (where host policies are registered), the
  * host's pid namespace as bpf_get_ns_current_pid_tgid() takes it (the nsfs device in the kernel's dev_t
  * encoding, major << 20 | minor, and the inode of /proc/self/ns/pid of an enforcer in the host pid namespace)

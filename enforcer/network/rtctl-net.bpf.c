@@ -130,6 +130,8 @@ struct {
 struct rtn_scratch {
 	char norm[RTN_LONG];
 	struct rtn_src_key key;
+	__u32 exe_pos; /* the executable named by the last process_class(): norm[exe_pos .. exe_pos + exe_len) */
+	__u32 exe_len; /* 0: not named */
 };
 
 struct {
@@ -254,9 +256,12 @@ static __always_inline __u32 process_class(struct rtn_workload *w)
 		return cls;
 	__u32 zero = 0;
 	struct rtn_scratch *s = bpf_map_lookup_elem(&rtn_scratch, &zero);
+	if (!s)
+		goto unnamed;
+	s->exe_len = 0;
 	struct file *exe = BPF_CORE_READ(task, mm, exe_file);
 	struct fs_struct *fs = task->fs;
-	if (!s || !exe || !fs)
+	if (!exe || !fs)
 		goto unnamed;
 	struct walk_ctx c = {
 		.dentry = (__u64)BPF_CORE_READ(exe, f_path.dentry),
@@ -282,6 +287,8 @@ static __always_inline __u32 process_class(struct rtn_workload *w)
 		if (v)
 			cls |= v->exact;
 	}
+	s->exe_pos = c.pos;
+	s->exe_len = n;
 	struct prefix_ctx p = { .pos = c.pos, .n = n, .wid = w->wid, .seen_parent = 0, .cls = 0 };
 	bpf_loop(RTN_LONG, prefix_step, &p, 0);
 	return cls | p.cls;
@@ -317,7 +324,28 @@ static __always_inline int report(struct rtn_workload *w, __u64 cgroup, __s32 ru
 	count(RTN_COUNTER_DECISIONS);
 	if (action == RTN_ACTION_ALLOW)
 		return 1;
-	struct rtn_event *e = bpf_ringbuf_reserve(&rtn_events, sizeof(*e), 0);
+	/* A workload with sources: the executable process_class() named goes with the event (the process may be
+	 * gone when the control plane reads /proc). */
+	struct rtn_scratch *s = 0;
+	if (rtn_pidns_check && (w->flags & RTN_WL_SOURCES)) {
+		__u32 zero = 0;
+		s = bpf_map_lookup_elem(&rtn_scratch, &zero);
+		if (s && (s->exe_len == 0 || s->exe_len >= RTN_SRC_MAX))
+			s = 0;
+	}
+	struct rtn_event *e;
+	if (s) {
+		struct rtn_event_exe *x = bpf_ringbuf_reserve(&rtn_events, sizeof(*x), 0);
+		if (x) {
+			__u32 len = s->exe_len;
+			__builtin_memset(x->exe, 0, sizeof(x->exe));
+			if (bpf_probe_read_kernel(x->exe, mask255(len), &s->norm[mask4095(s->exe_pos)]) < 0)
+				x->exe[0] = 0;
+		}
+		e = x ? &x->e : 0;
+	} else {
+		e = bpf_ringbuf_reserve(&rtn_events, sizeof(*e), 0);
+	}
 	if (!e) {
 		count(RTN_COUNTER_DROPPED);
 	} else {

@@ -31,6 +31,7 @@ const EXPRESSIONS: Record<string, string> = {
   'size.config': 'sizeof(struct rtn_config)',
   'size.srcKey': 'sizeof(struct rtn_src_key)',
   'size.srcValue': 'sizeof(struct rtn_src_value)',
+  'size.eventExe': 'sizeof(struct rtn_event_exe)',
   'limit.sources': 'RTN_MAX_SOURCES',
   'limit.sourceBytes': 'RTN_SRC_MAX',
   'flag.sources': 'RTN_WL_SOURCES',
