@@ -183,10 +183,7 @@ describe('enforcement table', () => {
   it('states what the code does today for a few facts the issue names', () => {
     const level = (form: string, target: EnforcementTarget) => getEnforcementCell(form, target).level;
     const NE = EnforcementLevel.NotEnforced;
-    for (const form of [
-      'capabilities.matchCapabilities',
-      'network.matchProtocols.sctp',
-    ])
+    for (const form of ['capabilities.matchCapabilities', 'network.matchProtocols.sctp'])
       assert.equal(level(form, EnforcementTarget.Fanotify), NE, form);
     // The fanotify target includes the cgroup network plane (enforcer/network/).
     for (const form of [

@@ -9,8 +9,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import '../../support/property-seed.js';
@@ -480,7 +479,7 @@ describe('cgroup network data plane: fromSource and pts (real kernel, test-creat
             rules.map((r) => ({
               matcher: MATCHERS[r.matcher] ?? protocol('tcp'),
               action: r.action,
-              fromSource: r.sources.map((s) => (SOURCES[s] ?? SOURCES[0])!()),
+              fromSource: r.sources.map((s) => (SOURCES[s] ?? (() => srcPath(exe.a)))()),
               pts: r.pts,
             })),
           ),
