@@ -315,9 +315,11 @@ static int probe(const char *object, const char *mount)
 				   "is not decided by them before the enforcer registers it"
 				 : "this kernel refuses bpf_get_ns_current_pid_tgid to cgroup programs (allowed from 6.10): "
 				   "host rules reach a container until the enforcer registers it";
+	const char *process = pidns ? "fromSource and pts on network rules are decided (the programs see the acting executable and its terminal)"
+				    : "fromSource and pts on network rules are not enforced (the programs cannot call bpf_get_current_task_btf)";
 	if (ok)
-		printf("{\"network\":true,\"hostPidNamespace\":%s,\"reason\":\"loaded cgroup sock_create, connect4/6, sendmsg4/6 and attached each to a probe cgroup; denials return EPERM; %s\"}\n",
-		       pidns ? "true" : "false", host);
+		printf("{\"network\":true,\"hostPidNamespace\":%s,\"reason\":\"loaded cgroup sock_create, connect4/6, sendmsg4/6 and attached each to a probe cgroup; denials return EPERM; %s; %s\"}\n",
+		       pidns ? "true" : "false", host, process);
 	else
 		printf("{\"network\":false,\"hostPidNamespace\":%s,\"reason\":\"attach %s: %s\"}\n", pidns ? "true" : "false",
 		       failed, strerror(err));

@@ -122,6 +122,7 @@ static __always_inline struct rtn_workload *current_workload(__u64 *cgroup)
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, RTN_MAX_WORKLOADS * 4);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* 272-byte entries: allocated as sources are written */
 	__type(key, struct rtn_src_key);
 	__type(value, struct rtn_src_value);
 } rtn_src SEC(".maps");
