@@ -22,7 +22,9 @@ import { readRuleTable } from '../../../compiler/rule-table/read-rule-table.js';
 import type { DataPlaneEvent, EnforcementState } from '../../../enforcer/data-plane.js';
 import { NetworkPlane, findCgroup2Mount } from '../../../enforcer/network/network-plane.js';
 import {
+  NetLimitError,
   classOfPath,
+  encodeNetWorkload,
   representativePaths,
   type NetSource,
 } from '../../../enforcer/network/encode-net-state.js';
@@ -88,6 +90,68 @@ describe('network source classes: the control plane names one executable of each
           assert.ok(covered.has(classOfPath(srcs, p)), `${p} in ${JSON.stringify(srcs)}`);
       }),
     );
+  });
+});
+
+describe('network sources: limits of the maps are refused, never truncated', () => {
+  const encode = (sources: SourceMatcher[]): unknown => {
+    const image = buildRuleTableImage({
+      policies: [
+        makePodPolicy('many', [{ matcher: protocol('tcp'), action: Action.Block, fromSource: sources }]),
+      ],
+    });
+    const read = readRuleTable(image.bytes);
+    assert.ok(read.ok);
+    return encodeNetWorkload(
+      read.table,
+      image.records,
+      {
+        anchor: { key: 'w', host: false, pid: 1, cgroupPath: '/w' },
+        policies: [0],
+        postures: resolvePostures({}),
+      },
+      0,
+    );
+  };
+
+  it('31 sources fit, 32 are refused with NETWORK_LIMIT', () => {
+    const paths = (n: number): SourceMatcher[] =>
+      Array.from({ length: n }, (_, i) => srcPath(`/bin/tool${i}`));
+    assert.doesNotThrow(() => encode(paths(31)));
+    assert.throws(
+      () => encode(paths(32)),
+      (e: unknown) => e instanceof NetLimitError && /31 sources/.test(e.message),
+    );
+  });
+
+  it('a source path of 255 bytes fits, one of 256 is refused with NETWORK_LIMIT', () => {
+    const long = (n: number): string => `/${'x'.repeat(n - 1)}`;
+    assert.doesNotThrow(() => encode([srcPath(long(255))]));
+    assert.throws(
+      () => encode([srcPath(long(256))]),
+      (e: unknown) => e instanceof NetLimitError,
+    );
+  });
+
+  it('a workload without sources or pts keeps the fast path: no flags, class 0 only, no rtn_src entries', () => {
+    const image = buildRuleTableImage({
+      policies: [makePodPolicy('plain', [{ matcher: protocol('tcp'), action: Action.Block }])],
+    });
+    const read = readRuleTable(image.bytes);
+    assert.ok(read.ok);
+    const e = encodeNetWorkload(
+      read.table,
+      image.records,
+      {
+        anchor: { key: 'w', host: false, pid: 1, cgroupPath: '/w' },
+        policies: [0],
+        postures: resolvePostures({}),
+      },
+      0,
+    );
+    assert.equal(e.flags, 0);
+    assert.ok(e.entries.every(([map]) => map !== 'rtn_src'));
+    assert.ok(e.entries.filter(([map]) => map === 'rtn_proto').every(([, key]) => key.endsWith('00000000')));
   });
 });
 
