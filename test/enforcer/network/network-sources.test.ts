@@ -7,7 +7,17 @@
 // sources and pts (fast-check, fixed seed).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, rmdirSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  rmdirSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -423,6 +433,26 @@ describe('cgroup network data plane: fromSource and pts (real kernel, test-creat
     assert.deepEqual(await sock(workers.a, 'udp'), { socket: 0, send: null });
     assert.deepEqual(await connect(workers.aTty, '169.254.169.254'), { socket: 0, send: EPERM });
     assert.deepEqual(await connect(workers.a, '169.254.169.254'), { socket: 0, send: ENETUNREACH });
+  });
+
+  it('decides by path, as the oracle: a running executable renamed into a source directory is decided by its new name', async () => {
+    await applyRules({
+      policies: [
+        makePodPolicy('no-udp-tools', [
+          { matcher: protocol('udp'), action: Action.Block, fromSource: [srcDir(`${work}/tools/`)] },
+        ]),
+      ],
+    });
+    assert.deepEqual(await sock(workers.b, 'udp'), { socket: 0, send: null });
+    const moved = join(work, 'tools', 'python3-moved');
+    renameSync(exe.b, moved);
+    try {
+      assert.equal(readlinkSync(`/proc/${workers.b?.pid ?? 0}/exe`), moved);
+      assert.deepEqual(await sock(workers.b, 'udp'), { socket: EPERM, send: null });
+    } finally {
+      renameSync(moved, exe.b);
+    }
+    assert.deepEqual(await sock(workers.b, 'udp'), { socket: 0, send: null });
   });
 
   it('where the kernel refuses the task helper (programs as loaded before 6.10), the plane says fromSource and pts are not enforced, and they never match', async () => {
