@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import {
+  chmodSync,
   copyFileSync,
   existsSync,
   mkdirSync,
@@ -211,7 +212,7 @@ describe('cgroup network data plane: fromSource and pts (real kernel, test-creat
     for (const p of Object.values(exe)) {
       mkdirSync(join(p, '..'), { recursive: true });
       copyFileSync(python, p);
-      execFileSync('chmod', ['755', p]);
+      chmodSync(p, 0o755);
     }
     plane = new NetworkPlane({
       loaderPath: LOADER,
