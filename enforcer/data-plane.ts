@@ -143,6 +143,12 @@ export interface DataPlaneStats {
    * host rules until the next apply). Absent on other planes.
    */
   hostIsolation?: 'pid-namespace' | 'registration-only';
+  /**
+   * The cgroup network plane: decisions for a workload whose network rules name sources where the acting
+   * executable could not be named (no executable, outside the process's root, a path longer than 4096 bytes):
+   * decided as matching no source. Absent on other planes.
+   */
+  unnamedExecutables?: number;
 }
 
 /** A kernel data plane. One instance per node; the control plane owns its lifecycle. */

@@ -107,7 +107,10 @@ function withNetworkPlane(files: DataPlane, stateDir: string, logger: Logger): D
     ...(cgroupRoot === undefined || cgroupRoot === '' ? {} : { cgroupRoot }),
     warn: (message) => logger.warn(message),
   });
-  const composite = new CompositePlane([files, network]);
+  // Where the kernel refused the task helper to the programs: fromSource and pts on network rules are off.
+  const composite = withUnavailableForms(new CompositePlane([files, network]), (form) =>
+    network.unavailableProcessForm(form),
+  );
   if (hostCgroup !== undefined && hostCgroup !== '') return composite;
   return withUnavailableForms(composite, (form, kind) =>
     kind === 'RuntimeHostPolicy' && form.startsWith('network.') ? NETWORK_HOST_OFF : undefined,

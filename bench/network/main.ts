@@ -6,6 +6,9 @@
 // container's process not registered yet (own pid namespace: not decided). Ratios against the same loop in a
 // cgroup without programs, and the host process with the check against the programs loaded without it
 // (RTCTL_NET_PIDNS_CHECK=0, as a kernel before 6.10 gets them), measured in the same run, rounds alternating.
+// Also a container workload whose address rule names sources (fromSource: every send works out the process's
+// class, naming its executable by a dentry walk) against the same workload whose rule names none (the fast
+// path: one verdict per protocol), both deciding the loop's sends Allow, unreported.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, rmdirSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -40,6 +43,31 @@ spec:
   action: Block
 `;
 
+/** A workload policy whose address rule names another destination; with sources in `sources`. */
+function workloadPolicy(sources: boolean): string {
+  return `apiVersion: security.runtime.com/v1
+kind: RuntimePolicy
+metadata:
+  name: bench-workload
+  namespace: default
+spec:
+  selector:
+    matchLabels: {app: bench}
+  network:
+    matchAddresses:
+      - cidr: 169.254.169.254/32${
+        sources
+          ? `
+        fromSource:
+          - path: /usr/bin/curl
+          - dir: /opt/
+            recursive: true`
+          : ''
+      }
+  action: Block
+`;
+}
+
 async function main(): Promise<void> {
   if (process.getuid?.() !== 0) throw new Error('needs root (BPF programs and cgroups)');
   const work = mkdtempSync(path.join(tmpdir(), 'rtctl-bench-net-'));
@@ -52,7 +80,8 @@ async function main(): Promise<void> {
   const cgHost = path.join(cgRoot, `rtctl-bench-net-host-${process.pid}`);
   const cgNew = path.join(cgHost, 'new-container');
   const cgPlain = path.join(cgRoot, `rtctl-bench-net-plain-${process.pid}`);
-  for (const dir of [cgNew, cgPlain]) mkdirSync(dir, { recursive: true });
+  const cgWorkload = path.join(cgRoot, `rtctl-bench-net-workload-${process.pid}`);
+  for (const dir of [cgNew, cgPlain, cgWorkload]) mkdirSync(dir, { recursive: true });
   const run = (cgroup: string, pidns: boolean): number => {
     const unshare = ['unshare', '-n', ...(pidns ? ['-p', '-f', '--kill-child'] : []), loop, String(SENDS)];
     const r = spawnSync('sh', ['-c', `echo $$ > "$0/cgroup.procs" && exec "$@"`, cgroup, ...unshare], {
@@ -106,8 +135,47 @@ async function main(): Promise<void> {
       await plane.stop({ keepEnforcing: false });
     }
   };
+  const workloadImages = [false, true].map((sources) => {
+    const r = lintTexts([{ file: 'bench-workload.yaml', text: workloadPolicy(sources) }]);
+    const bad = r.diagnostics.filter((d) => d.severity === 'error');
+    if (bad.length > 0) throw new Error(`bench policy: ${JSON.stringify(bad)}`);
+    return buildRuleTableImage(r.ruleSet);
+  });
+  const withWorkloadPlane = async <T>(sources: boolean, body: () => T): Promise<T> => {
+    const plane = new NetworkPlane({
+      loaderPath: path.join(root, 'dist/native/network/rtctl-net-loader'),
+      objectPath: path.join(root, 'dist/native/network/rtctl-net.bpf.o'),
+      pinDir: path.join(bpffs, 'net'),
+      stateDir: work,
+    });
+    await plane.start();
+    try {
+      await plane.apply({
+        generation: ++generation,
+        table: workloadImages[sources ? 1 : 0] ?? image,
+        workloads: [
+          {
+            anchor: { key: 'w', host: false, pid: 1, cgroupPath: cgWorkload.slice(cgRoot.length) },
+            policies: [0],
+            postures: resolvePostures({}),
+          },
+        ],
+      });
+      const result = body();
+      const stats = await plane.stats();
+      if (stats.reported !== 0 || (stats.unnamedExecutables ?? 0) !== 0)
+        throw new Error(
+          `the loop was reported or not named (${JSON.stringify(stats)}): not the measured path`,
+        );
+      return result;
+    } finally {
+      await plane.stop({ keepEnforcing: false });
+    }
+  };
   try {
     const plain: number[] = [];
+    const workloadPlain: number[] = [];
+    const workloadSources: number[] = [];
     const hostChecked: number[] = [];
     const containerChecked: number[] = [];
     const hostUnchecked: number[] = [];
@@ -120,6 +188,12 @@ async function main(): Promise<void> {
       await withPlane(false, () => {
         hostUnchecked.push(run(cgHost, false));
       });
+      await withWorkloadPlane(false, () => {
+        workloadPlain.push(run(cgWorkload, false));
+      });
+      await withWorkloadPlane(true, () => {
+        workloadSources.push(run(cgWorkload, false));
+      });
     }
     const ratio = (a: number[], b: number[]): number => Math.round((median(a) / median(b)) * 100) / 100;
     const out = {
@@ -131,11 +205,14 @@ async function main(): Promise<void> {
       unregisteredContainerRatio: ratio(containerChecked, plain),
       hostDecidedWithoutCheckRatio: ratio(hostUnchecked, plain),
       pidnsCheckCostRatio: ratio(hostChecked, hostUnchecked),
+      workloadDecidedRatio: ratio(workloadPlain, plain),
+      workloadWithSourcesRatio: ratio(workloadSources, plain),
+      sourcesCostRatio: ratio(workloadSources, workloadPlain),
       loadavg1: Math.round((loadavg()[0] ?? 0) * 100) / 100,
     };
     process.stdout.write(`${JSON.stringify(out)}\n`);
   } finally {
-    for (const dir of [cgNew, cgHost, cgPlain]) rmdirSync(dir);
+    for (const dir of [cgNew, cgHost, cgPlain, cgWorkload]) rmdirSync(dir);
     execFileSync('umount', [bpffs]);
     rmSync(work, { recursive: true, force: true });
   }

@@ -454,9 +454,11 @@ export const ENFORCEMENT_TABLE: readonly EnforcementRow[] = [
     without: 'the network rule never matches',
     targets: {
       'bpf-lsm': ENFORCED,
-      fanotify: notEnforced(
-        'the cgroup network programs do not see the acting executable; the rule never matches',
-      ),
+      fanotify: {
+        level: EnforcementLevel.Enforced,
+        reason:
+          'the cgroup network programs name the executable (task->mm->exe_file, walked up to the process root: container paths) and look its path and directories up in the workload sources; on kernels before 6.10 they cannot, and the node status says so',
+      },
       apparmor: ENFORCED,
       selinux: SELINUX_NETWORK_CAPABILITIES,
     },
@@ -468,7 +470,11 @@ export const ENFORCEMENT_TABLE: readonly EnforcementRow[] = [
     without: 'the network rule never matches',
     targets: {
       'bpf-lsm': ENFORCED,
-      fanotify: notEnforced('the cgroup network programs do not see the terminal; the rule never matches'),
+      fanotify: {
+        level: EnforcementLevel.Enforced,
+        reason:
+          'the cgroup network programs read the controlling terminal (task->signal->tty); on kernels before 6.10 they cannot, and the node status says so',
+      },
       apparmor: notEnforced(
         'no terminal condition in AppArmor; applied to every process',
         dropped(Code.apparmorConditionIgnored),

@@ -64,13 +64,16 @@ export class CompositePlane implements DataPlane {
     const all = await Promise.all(this.planes.map((p) => p.stats()));
     const hostIsolation = all.find((s) => s.hostIsolation !== undefined)?.hostIsolation;
     // Counts only one plane keeps (the fanotify helper's ignore marks) pass through as they are.
-    const sumOf = (key: 'ignoreMarks' | 'ignoreRenamable'): { [k: string]: number } => {
+    const sumOf = (
+      key: 'ignoreMarks' | 'ignoreRenamable' | 'unnamedExecutables',
+    ): { [k: string]: number } => {
       const values = all.map((s) => s[key]).filter((v): v is number => v !== undefined);
       return values.length === 0 ? {} : { [key]: values.reduce((n, v) => n + v, 0) };
     };
     return {
       ...sumOf('ignoreMarks'),
       ...sumOf('ignoreRenamable'),
+      ...sumOf('unnamedExecutables'),
       decisions: all.reduce((n, s) => n + s.decisions, 0),
       cacheHits: all.reduce((n, s) => n + s.cacheHits, 0),
       reported: all.reduce((n, s) => n + s.reported, 0),

@@ -7,7 +7,16 @@ export const NetLimit = {
   prefixes: 16,
   candidates: 4,
   ports: 8,
+  /** Distinct sources (fromSource paths and directories) of one workload's network rules. */
+  sources: 31,
+  /** A source's path, in bytes, with its terminating zero. */
+  sourceBytes: 256,
 } as const;
+
+/** rtn_workload.flags (RTN_WL_*): the workload's rules name sources, a terminal. */
+export const NetWorkloadFlag = { sources: 1, pts: 2 } as const;
+/** The class bit of a process with a terminal (RTN_CLS_PTS); bit i is the workload's source i. */
+export const NET_CLASS_PTS = 0x80000000;
 
 /**
  * Socket codes of this plane (RTN_PROTO_*): one per set of socket names (docs/semantics.md "Socket names");
@@ -30,11 +39,14 @@ export const NetKind = { none: 0, rule: 1, posture: 2 } as const;
 /** Sizes of the map records. */
 export const NetSize = {
   workload: 44,
-  protoKey: 8,
+  protoKey: 12,
   verdict: 8,
   addrKey: 24,
-  candidate: 24,
-  addrValue: 100,
+  candidate: 28,
+  addrValue: 116,
+  srcKey: 260,
+  srcValue: 12,
+  eventExe: 328,
   event: 72,
   config: 40,
 } as const;
@@ -56,12 +68,14 @@ export function encodeWorkload(w: {
   generation: number;
   prefix4: number[];
   prefix6: number[];
+  flags?: number;
 }): string {
   const b = Buffer.alloc(NetSize.workload);
   b.writeUInt32LE(w.wid, 0);
   b.writeUInt32LE(w.generation >>> 0, 4);
   b.writeUInt8(w.prefix4.length, 8);
   b.writeUInt8(w.prefix6.length, 9);
+  b.writeUInt8(w.flags ?? 0, 10);
   w.prefix4.forEach((p, i) => b.writeUInt8(p, 12 + i));
   w.prefix6.forEach((p, i) => b.writeUInt8(p, 28 + i));
   return hex(b);
@@ -87,12 +101,13 @@ export function encodeConfig(c: {
   return hex(b);
 }
 
-/** struct rtn_proto_key. */
-export function encodeProtoKey(wid: number, proto: number, op: number): string {
+/** struct rtn_proto_key; `cls` the process's class (0 for a workload without sources or pts rules). */
+export function encodeProtoKey(wid: number, proto: number, op: number, cls = 0): string {
   const b = Buffer.alloc(NetSize.protoKey);
   b.writeUInt32LE(wid, 0);
   b.writeUInt8(proto, 4);
   b.writeUInt8(op, 5);
+  b.writeUInt32LE(cls >>> 0, 8);
   return hex(b);
 }
 
@@ -128,6 +143,10 @@ export interface NetCandidate {
   action: number;
   proto: number;
   ports: number[];
+  /** Matches only a process with a terminal. */
+  pts?: boolean;
+  /** The source bits of the rule's fromSource (0 or absent: any executable). */
+  sources?: number;
 }
 
 /** struct rtn_addr_value. */
@@ -140,8 +159,27 @@ export function encodeAddrValue(candidates: readonly NetCandidate[]): string {
     b.writeUInt8(c.action, at + 4);
     b.writeUInt8(c.proto, at + 5);
     b.writeUInt8(c.ports.length, at + 6);
+    b.writeUInt8(c.pts === true ? 1 : 0, at + 7);
     c.ports.forEach((p, j) => b.writeUInt16LE(p, at + 8 + 2 * j));
+    b.writeUInt32LE((c.sources ?? 0) >>> 0, at + 24);
   });
+  return hex(b);
+}
+
+/** struct rtn_src_key: a source's path (without its zero: at most NetLimit.sourceBytes - 1 bytes). */
+export function encodeSrcKey(wid: number, path: string): string {
+  const b = Buffer.alloc(NetSize.srcKey);
+  b.writeUInt32LE(wid, 0);
+  Buffer.from(path, 'utf8').copy(b, 4);
+  return hex(b);
+}
+
+/** struct rtn_src_value: the source bits an executable gets from a path (see rtctl-net-maps.h). */
+export function encodeSrcValue(v: { exact: number; parent: number; ancestor: number }): string {
+  const b = Buffer.alloc(NetSize.srcValue);
+  b.writeUInt32LE(v.exact >>> 0, 0);
+  b.writeUInt32LE(v.parent >>> 0, 4);
+  b.writeUInt32LE(v.ancestor >>> 0, 8);
   return hex(b);
 }
 
@@ -162,9 +200,16 @@ export interface NetEvent {
   port: number;
   addr: Uint8Array;
   comm: string;
+  /** struct rtn_event_exe: the executable the programs named (a workload with sources), as its root names it. */
+  exe?: string;
 }
 
-/** Decodes an event line's bytes. */
+function readExe(b: Buffer): string {
+  const end = b.indexOf(0);
+  return b.subarray(0, end === -1 ? b.length : end).toString('utf8');
+}
+
+/** Decodes an event line's bytes (struct rtn_event, or struct rtn_event_exe). */
 export function decodeEvent(b: Buffer): NetEvent {
   const comm = b.subarray(56, 72);
   const end = comm.indexOf(0);
@@ -184,5 +229,6 @@ export function decodeEvent(b: Buffer): NetEvent {
     port: b.readUInt16LE(38),
     addr: Uint8Array.from(b.subarray(40, 56)),
     comm: comm.subarray(0, end === -1 ? 16 : end).toString('utf8'),
+    ...(b.length > NetSize.event ? { exe: readExe(b.subarray(NetSize.event)) } : {}),
   };
 }

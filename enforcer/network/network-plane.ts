@@ -35,6 +35,9 @@ import {
 
 /** The alert `Enforcer` of this plane. */
 export const NETWORK_ENFORCER = 'CgroupBPF';
+/** Why fromSource and pts on network rules are not enforced where the programs loaded without the task helper. */
+export const NETWORK_PROCESS_OFF =
+  'this kernel refuses bpf_get_current_task_btf() to cgroup network programs (before 6.10): they do not see the acting executable or its terminal, so network rules with fromSource or pts never match on this node';
 /** errno of a denial: the cgroup hooks return EPERM. */
 export const NETWORK_DENY_ERRNO = 1;
 
@@ -219,6 +222,7 @@ export class NetworkPlane implements DataPlane {
     this.resumed = resumed === '1';
     this.mountedBpffs = mounted === '1';
     this.hostIsolation = pidns === '1' ? 'pid-namespace' : 'registration-only';
+    this.processAware = pidns === '1';
     if (this.mountedBpffs)
       this.options.warn?.(
         `no bpffs held the network plane's pins: mounted one on ${dirname(this.options.pinDir)}; in a container it lives as long as the container's mount namespace (the attachments stay while the cgroups live)`,
@@ -268,6 +272,18 @@ export class NetworkPlane implements DataPlane {
 
   /** How host rules are kept off containers, as the loaded programs do it (known after start()). */
   hostIsolation: HostIsolation = 'registration-only';
+  /**
+   * Whether the loaded programs see the acting process (bpf_get_current_task_btf() in cgroup programs, 6.10+):
+   * its executable for fromSource, its terminal for pts. Undefined before start().
+   */
+  processAware: boolean | undefined;
+
+  /** Why this instance does not enforce a rule form the capability table says the plane enforces, if it does not. */
+  unavailableProcessForm(form: string): string | undefined {
+    if (this.processAware !== false || (form !== 'network.fromSource' && form !== 'network.pts'))
+      return undefined;
+    return NETWORK_PROCESS_OFF;
+  }
 
   private cgroupDir(anchor: WorkloadAnchor): string {
     if (anchor.host) return resolveCgroup2Root(this.options.hostCgroup ?? '');
@@ -303,6 +319,7 @@ export class NetworkPlane implements DataPlane {
           generation: state.generation,
           prefix4: encoded.prefix4,
           prefix6: encoded.prefix6,
+          flags: encoded.flags,
         }),
       ]);
     });
@@ -405,9 +422,12 @@ export class NetworkPlane implements DataPlane {
       e.op === NetOp.socket
         ? `family=AF_INET${e.family === 6 ? '6' : ''} protocol=${proto}`
         : `family=AF_INET${e.family === 6 ? '6' : ''} protocol=${proto} address=${address} port=${e.port}`;
+    // The executable as the process's root names it (a container's path, as fromSource compares it).
     const exe = (pid: number): string => {
       try {
-        return readlinkSync(`/proc/${pid}/exe`);
+        const path = readlinkSync(`/proc/${pid}/exe`);
+        const root = readlinkSync(`/proc/${pid}/root`);
+        return root !== '/' && path.startsWith(`${root}/`) ? path.slice(root.length) : path;
       } catch {
         return e.comm;
       }
@@ -432,7 +452,7 @@ export class NetworkPlane implements DataPlane {
       pid: e.tgid,
       ppid: 0,
       uid: e.uid,
-      processName: exe(e.tgid),
+      processName: e.exe !== undefined && e.exe !== '' ? e.exe : exe(e.tgid),
       parentProcessName: '',
       resource,
       syscall,
@@ -457,12 +477,13 @@ export class NetworkPlane implements DataPlane {
   }
 
   async stats(): Promise<DataPlaneStats> {
-    const [, decisions, reported, dropped] = (await this.request('stats')).split(' ').map(Number);
+    const [, decisions, reported, dropped, unnamed] = (await this.request('stats')).split(' ').map(Number);
     return {
       decisions: decisions ?? 0,
       cacheHits: 0,
       reported: reported ?? 0,
       dropped: dropped ?? 0,
+      unnamedExecutables: unnamed ?? 0,
       workloads: Object.values(this.state.workloads).filter((w) => w.unselected !== true).length,
       // Only where host rules are enforced at all (a host cgroup is configured).
       ...(this.options.hostCgroup === undefined ? {} : { hostIsolation: this.hostIsolation }),

@@ -26,8 +26,8 @@
 #include "rtctl-net-maps.h"
 
 static const char *const map_names[] = { "rtn_workloads", "rtn_proto", "rtn_addr", "rtn_events", "rtn_counters",
-					 "rtn_config" };
-#define NMAPS 6
+					 "rtn_config", "rtn_src" };
+#define NMAPS 7
 static const char *const prog_names[] = { "rtn_sock_create", "rtn_connect4", "rtn_connect6", "rtn_sendmsg4",
 					  "rtn_sendmsg6" };
 static const enum bpf_attach_type prog_types[] = { BPF_CGROUP_INET_SOCK_CREATE, BPF_CGROUP_INET4_CONNECT,
@@ -208,7 +208,7 @@ static void handle(char *line)
 		struct bpf_map_info info = {};
 		__u32 len = sizeof(info);
 		if (bpf_obj_get_info_by_fd(map_fds[m], &info, &len)) { reply_errno("map info"); return; }
-		unsigned char key[256], value[4096];
+		unsigned char key[512], value[4096];
 		if (info.key_size > sizeof(key) || info.value_size > sizeof(value) ||
 		    unhex(argv[2], key, info.key_size) || (update && unhex(argv[3], value, info.value_size))) {
 			printf("error %s: key or value is not %u/%u bytes of hex\n", argv[1], info.key_size, info.value_size);
@@ -266,7 +266,7 @@ static void handle(char *line)
 				for (int c = 0; c < ncpu; c++) total[k] += values[c];
 		}
 		free(values);
-		printf("ok %llu %llu %llu\n", total[0], total[1], total[2]);
+		printf("ok %llu %llu %llu %llu\n", total[0], total[1], total[2], total[3]);
 	} else if (!strcmp(argv[0], "unpin")) {
 		char path[512];
 		for (int i = 0; i < NPROGS; i++) { pin_path(path, sizeof(path), "prog", prog_names[i]); unlink(path); }
@@ -315,9 +315,11 @@ static int probe(const char *object, const char *mount)
 				   "is not decided by them before the enforcer registers it"
 				 : "this kernel refuses bpf_get_ns_current_pid_tgid to cgroup programs (allowed from 6.10): "
 				   "host rules reach a container until the enforcer registers it";
+	const char *process = pidns ? "fromSource and pts on network rules are decided (the programs see the acting executable and its terminal)"
+				    : "fromSource and pts on network rules are not enforced (the programs cannot call bpf_get_current_task_btf)";
 	if (ok)
-		printf("{\"network\":true,\"hostPidNamespace\":%s,\"reason\":\"loaded cgroup sock_create, connect4/6, sendmsg4/6 and attached each to a probe cgroup; denials return EPERM; %s\"}\n",
-		       pidns ? "true" : "false", host);
+		printf("{\"network\":true,\"hostPidNamespace\":%s,\"reason\":\"loaded cgroup sock_create, connect4/6, sendmsg4/6 and attached each to a probe cgroup; denials return EPERM; %s; %s\"}\n",
+		       pidns ? "true" : "false", host, process);
 	else
 		printf("{\"network\":false,\"hostPidNamespace\":%s,\"reason\":\"attach %s: %s\"}\n", pidns ? "true" : "false",
 		       failed, strerror(err));

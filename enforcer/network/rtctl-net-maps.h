@@ -10,6 +10,12 @@
 #define RTN_MAX_CANDIDATES 4
 #define RTN_MAX_PORTS 8
 #define RTN_MAX_ANCESTORS 16
+/* Sources (fromSource) of a workload's network rules: at most RTN_MAX_SOURCES distinct paths and directories,
+ * each at most RTN_SRC_MAX - 1 bytes. */
+#define RTN_MAX_SOURCES 31
+#define RTN_SRC_MAX 256
+/* The longest executable path the programs name (longer ones match no source; counted). */
+#define RTN_LONG 4096
 
 /* Socket names (the `resource` of a Network operation on this plane). */
 #define RTN_PROTO_TCP 1
@@ -37,12 +43,21 @@
 #define RTN_ACTION_AUDIT 1
 #define RTN_ACTION_BLOCK 2
 
+/* rtn_workload.flags: the workload's network rules name sources (fromSource) or a terminal (pts), so each
+ * decision first works out the process's class (rtn_proto_key.cls). Without them the class is always 0. */
+#define RTN_WL_SOURCES 1
+#define RTN_WL_PTS 2
+/* The class of a process: bit i set when its executable is matched by source i of the workload (rtn_src),
+ * RTN_CLS_PTS when it has a controlling terminal. */
+#define RTN_CLS_PTS 0x80000000u
+
 struct rtn_workload {
 	__u32 wid;
 	__u32 generation;
 	__u8 nprefix4;
 	__u8 nprefix6;
-	__u8 pad[2];
+	__u8 flags; /* RTN_WL_* */
+	__u8 pad;
 	__u8 prefix4[RTN_MAX_PREFIXES]; /* distinct prefix lengths of the workload's IPv4 address rules, longest first */
 	__u8 prefix6[RTN_MAX_PREFIXES];
 };
@@ -52,6 +67,7 @@ struct rtn_proto_key {
 	__u8 proto; /* RTN_PROTO_* */
 	__u8 op;    /* RTN_OP_SOCKET, or RTN_OP_CONNECT for a connect or send no address rule matches */
 	__u16 pad;
+	__u32 cls;  /* the process's class (RTN_CLS_PTS, source bits); 0 for workloads without RTN_WL_* flags */
 };
 
 struct rtn_verdict {
@@ -74,8 +90,9 @@ struct rtn_candidate {
 	__u8 action;
 	__u8 proto; /* 0 any, RTN_PROTO_*, RTN_PROTO_NEVER */
 	__u8 nports;
-	__u8 pad;
+	__u8 pts;     /* 1: matches only a process with a terminal */
 	__u16 ports[RTN_MAX_PORTS];
+	__u32 sources; /* 0: any executable; else the source bits of the rule's fromSource, one must be set */
 };
 
 struct rtn_addr_value {
@@ -102,6 +119,13 @@ struct rtn_event {
 	char comm[16];
 };
 
+/* An event of a workload with sources whose executable was named (at most RTN_SRC_MAX - 1 bytes): the event
+ * followed by the path, zero terminated, as the process's root names it. */
+struct rtn_event_exe {
+	struct rtn_event e;
+	char exe[RTN_SRC_MAX];
+};
+
 /* The node's configuration (rtn_config, one entry): the host cgroup (where host policies are registered), the
  * host's pid namespace as bpf_get_ns_current_pid_tgid() takes it (the nsfs device in the kernel's dev_t
  * encoding, major << 20 | minor, and the inode of /proc/self/ns/pid of an enforcer in the host pid namespace)
@@ -119,10 +143,27 @@ struct rtn_config {
 	__u32 pad;
 };
 
-/* Counters (per CPU): decisions taken, events reported, events dropped (ring buffer full). */
+/* rtn_src: a source of a workload, by path (zero padded), and which source bits a process gets from it: `exact`
+ * when its executable is that path, `parent` when the path (ending in '/') is the executable's directory,
+ * `ancestor` when it is a directory further up (the recursive sources). */
+struct rtn_src_key {
+	__u32 wid;
+	char path[RTN_SRC_MAX];
+};
+
+struct rtn_src_value {
+	__u32 exact;
+	__u32 parent;
+	__u32 ancestor;
+};
+
+/* Counters (per CPU): decisions taken, events reported, events dropped (ring buffer full), decisions of a
+ * workload with sources whose executable could not be named (none, outside the process's root, longer than
+ * RTN_LONG or deeper than the walk: decided as matching no source). */
 #define RTN_COUNTER_DECISIONS 0
 #define RTN_COUNTER_REPORTED 1
 #define RTN_COUNTER_DROPPED 2
-#define RTN_COUNTERS 3
+#define RTN_COUNTER_UNNAMED 3
+#define RTN_COUNTERS 4
 
 #endif

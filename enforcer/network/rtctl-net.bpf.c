@@ -6,10 +6,13 @@
  * deepest registered cgroup the process is in. Same rule table and semantics as the oracle (docs/semantics.md):
  * what depends only on the workload and protocol is decided by the control plane in advance (rtn_proto),
  * address rules are looked up per prefix length, longest first. Block returns EPERM to the caller. A process
- * outside the host's pid namespace is never decided by the host workload (current_workload). */
+ * outside the host's pid namespace is never decided by the host workload (current_workload). For workloads
+ * whose rules name sources (fromSource) or pts, the verdicts also depend on the process's class
+ * (process_class: which sources its executable matches, whether it has a terminal; docs/network.md). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
+#include <bpf/bpf_core_read.h>
 #include "rtctl-net-maps.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -32,7 +35,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, RTN_MAX_WORKLOADS * 8);
+	__uint(max_entries, RTN_MAX_WORKLOADS * 16);
 	__type(key, struct rtn_proto_key);
 	__type(value, struct rtn_verdict);
 } rtn_proto SEC(".maps");
@@ -116,6 +119,185 @@ static __always_inline struct rtn_workload *current_workload(__u64 *cgroup)
 	return found;
 }
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RTN_MAX_WORKLOADS * 4);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* 272-byte entries: allocated as sources are written */
+	__type(key, struct rtn_src_key);
+	__type(value, struct rtn_src_value);
+} rtn_src SEC(".maps");
+
+/* Where the executable's path is named (backwards, into norm[pos .. RTN_LONG)) and the source key is built. */
+struct rtn_scratch {
+	char norm[RTN_LONG];
+	struct rtn_src_key key;
+	__u32 exe_pos; /* the executable named by the last process_class(): norm[exe_pos .. exe_pos + exe_len) */
+	__u32 exe_len; /* 0: not named */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rtn_scratch);
+} rtn_scratch SEC(".maps");
+
+static __always_inline __u32 mask255(__u32 v)
+{
+	asm volatile("%[v] &= 255" : [v] "+r"(v));
+	return v;
+}
+
+static __always_inline __u32 mask4095(__u32 v)
+{
+	asm volatile("%[v] &= 4095" : [v] "+r"(v));
+	return v;
+}
+
+/* The walk from the executable's dentry up to the process's root (as d_path does, and as the system call plane
+ * names objects: enforcer/syscalls/rtctl-sys.bpf.c): one directory level, or one mount crossing, per step. */
+struct walk_ctx {
+	__u64 dentry;
+	__u64 vfsmnt;
+	__u64 root_dentry;
+	__u64 root_mnt;
+	__u32 pos; /* the name so far is norm[pos .. RTN_LONG) */
+	__u32 done;
+	__u32 bad;
+};
+
+static long walk_step(__u32 i, void *data)
+{
+	struct walk_ctx *c = data;
+	__u32 zero = 0;
+	struct rtn_scratch *s = bpf_map_lookup_elem(&rtn_scratch, &zero);
+	if (!s) {
+		c->bad = 1;
+		return 1;
+	}
+	if (c->dentry == c->root_dentry && c->vfsmnt == c->root_mnt) {
+		c->done = 1;
+		return 1;
+	}
+	struct dentry *d = (struct dentry *)c->dentry;
+	struct vfsmount *vm = (struct vfsmount *)c->vfsmnt;
+	struct dentry *parent = BPF_CORE_READ(d, d_parent);
+	if (d == BPF_CORE_READ(vm, mnt_root) || d == parent) {
+		struct mount *m = (struct mount *)(c->vfsmnt - bpf_core_field_offset(struct mount, mnt));
+		struct mount *pm = BPF_CORE_READ(m, mnt_parent);
+		if (pm == m) {
+			/* The top of the mount tree without meeting the process's root: outside it. */
+			c->bad = 1;
+			return 1;
+		}
+		c->dentry = (__u64)BPF_CORE_READ(m, mnt_mountpoint);
+		c->vfsmnt = (__u64)pm + bpf_core_field_offset(struct mount, mnt);
+		return 0;
+	}
+	__u32 len = BPF_CORE_READ(d, d_name.len);
+	const unsigned char *name = BPF_CORE_READ(d, d_name.name);
+	if (len == 0 || len > 255 || c->pos < len + 1) {
+		c->bad = 1;
+		return 1;
+	}
+	c->pos -= len;
+	if (bpf_probe_read_kernel(&s->norm[mask4095(c->pos)], mask255(len), name) < 0) {
+		c->bad = 1;
+		return 1;
+	}
+	c->pos -= 1;
+	s->norm[mask4095(c->pos)] = '/';
+	c->dentry = (__u64)parent;
+	return 0;
+}
+
+/* The directories of the executable's path, deepest first: norm[pos + j] == '/' ends one, and the key then holds
+ * the path up to j (the bytes after it cleared as the walk goes). */
+struct prefix_ctx {
+	__u32 pos;
+	__u32 n;
+	__u32 wid;
+	__u32 seen_parent;
+	__u32 cls;
+};
+
+static long prefix_step(__u32 i, void *data)
+{
+	struct prefix_ctx *c = data;
+	__u32 zero = 0;
+	struct rtn_scratch *s = bpf_map_lookup_elem(&rtn_scratch, &zero);
+	if (!s || i >= c->n)
+		return 1;
+	__u32 j = c->n - 1 - i;
+	if (s->norm[mask4095(c->pos + j)] != '/')
+		goto next;
+	if (j < RTN_SRC_MAX - 1) {
+		struct rtn_src_value *v = bpf_map_lookup_elem(&rtn_src, &s->key);
+		if (v)
+			c->cls |= c->seen_parent ? v->ancestor : v->parent;
+	}
+	c->seen_parent = 1;
+next:
+	if (j < RTN_SRC_MAX)
+		s->key.path[mask255(j)] = 0;
+	return 0;
+}
+
+/* The class of the current process for workload w: which of its sources match the executable (the path of
+ * task->mm->exe_file as the process's root names it: a container's path), and whether it has a terminal. */
+static __always_inline __u32 process_class(struct rtn_workload *w)
+{
+	if (!rtn_pidns_check)
+		return 0;
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 cls = 0;
+	if ((w->flags & RTN_WL_PTS) && BPF_CORE_READ(task, signal, tty))
+		cls |= RTN_CLS_PTS;
+	if (!(w->flags & RTN_WL_SOURCES))
+		return cls;
+	__u32 zero = 0;
+	struct rtn_scratch *s = bpf_map_lookup_elem(&rtn_scratch, &zero);
+	if (!s)
+		goto unnamed;
+	s->exe_len = 0;
+	struct file *exe = BPF_CORE_READ(task, mm, exe_file);
+	struct fs_struct *fs = task->fs;
+	if (!exe || !fs)
+		goto unnamed;
+	struct walk_ctx c = {
+		.dentry = (__u64)BPF_CORE_READ(exe, f_path.dentry),
+		.vfsmnt = (__u64)BPF_CORE_READ(exe, f_path.mnt),
+		.root_dentry = (__u64)BPF_CORE_READ(fs, root.dentry),
+		.root_mnt = (__u64)BPF_CORE_READ(fs, root.mnt),
+		.pos = RTN_LONG,
+	};
+	if (!c.dentry || !c.vfsmnt)
+		goto unnamed;
+	bpf_loop(RTN_LONG / 2 + 64, walk_step, &c, 0);
+	if (c.bad || !c.done || c.pos >= RTN_LONG)
+		goto unnamed;
+	__u32 n = RTN_LONG - c.pos;
+	__builtin_memset(&s->key, 0, sizeof(s->key));
+	s->key.wid = w->wid;
+	/* At most RTN_SRC_MAX - 1 bytes: key.path keeps its terminating zero (sources are shorter). */
+	__u32 copy = n < RTN_SRC_MAX ? n : RTN_SRC_MAX - 1;
+	if (bpf_probe_read_kernel(s->key.path, mask255(copy), &s->norm[mask4095(c.pos)]) < 0)
+		goto unnamed;
+	if (n < RTN_SRC_MAX) {
+		struct rtn_src_value *v = bpf_map_lookup_elem(&rtn_src, &s->key);
+		if (v)
+			cls |= v->exact;
+	}
+	s->exe_pos = c.pos;
+	s->exe_len = n;
+	struct prefix_ctx p = { .pos = c.pos, .n = n, .wid = w->wid, .seen_parent = 0, .cls = 0 };
+	bpf_loop(RTN_LONG, prefix_step, &p, 0);
+	return cls | p.cls;
+unnamed:
+	count(RTN_COUNTER_UNNAMED);
+	return cls;
+}
+
 /* The names of a socket (docs/semantics.md "Socket names"): raw sockets raw, and raw ICMP sockets raw and icmp
  * (RTN_PROTO_RAW_ICMP); packet sockets raw; ping sockets icmp; streams tcp; datagrams udp. */
 static __always_inline __u8 socket_name(__u32 family, __u32 type, __u32 protocol)
@@ -143,7 +325,28 @@ static __always_inline int report(struct rtn_workload *w, __u64 cgroup, __s32 ru
 	count(RTN_COUNTER_DECISIONS);
 	if (action == RTN_ACTION_ALLOW)
 		return 1;
-	struct rtn_event *e = bpf_ringbuf_reserve(&rtn_events, sizeof(*e), 0);
+	/* A workload with sources: the executable process_class() named goes with the event (the process may be
+	 * gone when the control plane reads /proc). */
+	struct rtn_scratch *s = 0;
+	if (rtn_pidns_check && (w->flags & RTN_WL_SOURCES)) {
+		__u32 zero = 0;
+		s = bpf_map_lookup_elem(&rtn_scratch, &zero);
+		if (s && (s->exe_len == 0 || s->exe_len >= RTN_SRC_MAX))
+			s = 0;
+	}
+	struct rtn_event *e;
+	if (s) {
+		struct rtn_event_exe *x = bpf_ringbuf_reserve(&rtn_events, sizeof(*x), 0);
+		if (x) {
+			__u32 len = s->exe_len;
+			__builtin_memset(x->exe, 0, sizeof(x->exe));
+			if (bpf_probe_read_kernel(x->exe, mask255(len), &s->norm[mask4095(s->exe_pos)]) < 0)
+				x->exe[0] = 0;
+		}
+		e = x ? &x->e : 0;
+	} else {
+		e = bpf_ringbuf_reserve(&rtn_events, sizeof(*e), 0);
+	}
 	if (!e) {
 		count(RTN_COUNTER_DROPPED);
 	} else {
@@ -183,6 +386,8 @@ int rtn_sock_create(struct bpf_sock *sk)
 	if (!name)
 		return 1;
 	struct rtn_proto_key key = { .wid = w->wid, .proto = name, .op = RTN_OP_SOCKET };
+	if (w->flags)
+		key.cls = process_class(w);
 	struct rtn_verdict *v = bpf_map_lookup_elem(&rtn_proto, &key);
 	if (!v || v->kind == RTN_KIND_NONE) {
 		count(RTN_COUNTER_DECISIONS);
@@ -209,8 +414,12 @@ static __always_inline void mask(__u8 *out, const __u8 *in, __u32 bytes, __u32 p
 	}
 }
 
-static __always_inline int candidate_matches(struct rtn_candidate *c, __u8 name, __u16 port)
+static __always_inline int candidate_matches(struct rtn_candidate *c, __u8 name, __u16 port, __u32 cls)
 {
+	if (c->sources && !(c->sources & cls))
+		return 0;
+	if (c->pts && !(cls & RTN_CLS_PTS))
+		return 0;
 	/* The rule's protocol is one of the socket's names. */
 	if (c->proto && c->proto != name &&
 	    !(name == RTN_PROTO_RAW_ICMP && (c->proto == RTN_PROTO_RAW || c->proto == RTN_PROTO_ICMP)))
@@ -221,6 +430,21 @@ static __always_inline int candidate_matches(struct rtn_candidate *c, __u8 name,
 		if (i < c->nports && c->ports[i] == port)
 			return 1;
 	return 0;
+}
+
+/* The first candidate of an address block that matches (index), -1 for none. A global function, verified on its
+ * own: inlined in the loop over prefixes, the class bits multiply the verifier's states past its limit. */
+__noinline int rtn_first_candidate(struct rtn_addr_value *v, __u32 name, __u32 port, __u32 cls)
+{
+	if (!v)
+		return -1;
+	for (int j = 0; j < RTN_MAX_CANDIDATES; j++) {
+		if (j >= v->count)
+			break;
+		if (candidate_matches(&v->c[j], (__u8)name, (__u16)port, cls))
+			return j;
+	}
+	return -1;
 }
 
 /* Decides a connect or send to `addr` (family 4: first 4 bytes). Returns 1 to let it proceed, 0 to deny. */
@@ -234,6 +458,7 @@ static __always_inline int decide_address(struct bpf_sock_addr *ctx, __u8 op, __
 	if (!name)
 		return 1;
 	__u16 port = bpf_ntohs((__u16)ctx->user_port);
+	__u32 cls = w->flags ? process_class(w) : 0;
 	struct rtn_addr_key key = { .wid = w->wid, .family = family };
 	__u8 n = family == 4 ? w->nprefix4 : w->nprefix6;
 	for (int i = 0; i < RTN_MAX_PREFIXES; i++) {
@@ -245,16 +470,16 @@ static __always_inline int decide_address(struct bpf_sock_addr *ctx, __u8 op, __
 		struct rtn_addr_value *v = bpf_map_lookup_elem(&rtn_addr, &key);
 		if (!v)
 			continue;
-		for (int j = 0; j < RTN_MAX_CANDIDATES; j++) {
-			if (j >= v->count)
-				break;
+		int r = rtn_first_candidate(v, name, port, cls);
+		if (r >= 0) {
+			__u32 j = (__u32)r;
+			_Static_assert(RTN_MAX_CANDIDATES == 4, "the mask below");
+			asm volatile("%[j] &= 3" : [j] "+r"(j));
 			struct rtn_candidate *c = &v->c[j];
-			if (candidate_matches(c, name, port))
-				return report(w, cgroup, c->rule, c->action, RTN_KIND_RULE, op, family, name, port,
-					      addr);
+			return report(w, cgroup, c->rule, c->action, RTN_KIND_RULE, op, family, name, port, addr);
 		}
 	}
-	struct rtn_proto_key pk = { .wid = w->wid, .proto = name, .op = RTN_OP_CONNECT };
+	struct rtn_proto_key pk = { .wid = w->wid, .proto = name, .op = RTN_OP_CONNECT, .cls = cls };
 	struct rtn_verdict *pv = bpf_map_lookup_elem(&rtn_proto, &pk);
 	if (!pv || pv->kind == RTN_KIND_NONE) {
 		count(RTN_COUNTER_DECISIONS);

@@ -38,6 +38,9 @@ describe('rtctl probe (trials on this kernel)', function () {
         net?.detail ?? '',
         /host rules keep to the host pid namespace .*a container is not decided by them/,
       );
+    // And that the programs see the acting process: network rules with fromSource and pts are decided.
+    if (process.getuid?.() === 0)
+      assert.match(net?.detail ?? '', /fromSource and pts on network rules are decided/);
     // The system call audit programs load and attach to their BTF tracepoints on this kernel.
     const sys = report.checks.find((c) => c.name === 'syscalls');
     if (process.getuid?.() === 0) assert.equal(sys?.supported, true, sys?.detail);

@@ -183,18 +183,16 @@ describe('enforcement table', () => {
   it('states what the code does today for a few facts the issue names', () => {
     const level = (form: string, target: EnforcementTarget) => getEnforcementCell(form, target).level;
     const NE = EnforcementLevel.NotEnforced;
-    for (const form of [
-      'capabilities.matchCapabilities',
-      'network.matchProtocols.sctp',
-      'network.fromSource',
-      'network.pts',
-    ])
+    for (const form of ['capabilities.matchCapabilities', 'network.matchProtocols.sctp'])
       assert.equal(level(form, EnforcementTarget.Fanotify), NE, form);
     // The fanotify target includes the cgroup network plane (enforcer/network/).
     for (const form of [
       'network.matchProtocols.tcp',
       'network.matchProtocols.icmp',
       'network.matchAddresses',
+      // The cgroup programs name the acting executable and read its terminal (docs/network.md).
+      'network.fromSource',
+      'network.pts',
     ])
       assert.equal(level(form, EnforcementTarget.Fanotify), EnforcementLevel.Enforced, form);
     // raw and all name packet sockets too, which cgroup sock_create never sees: partly, so not enforced.
@@ -351,7 +349,7 @@ describe('lint findings from the table', () => {
     '  network:',
     '    matchProtocols:',
     '      - protocol: sctp',
-    '      - {protocol: tcp, fromSource: [{path: /usr/bin/curl}]}',
+    '      - {protocol: raw, fromSource: [{path: /usr/bin/curl}]}',
     '  file:',
     '    matchPaths:',
     '      - path: /etc/x',
@@ -369,7 +367,7 @@ describe('lint findings from the table', () => {
     const d = lintTexts([{ file: 'p.yaml', text }]).diagnostics.find((x) => x.code === 'RT3018');
     assert.match(
       d?.message ?? '',
-      /not enforced on fanotify \(fromSource on a network rule: the cgroup network programs do not see the acting executable; the rule never matches\); enforced on bpf-lsm, apparmor/,
+      /not enforced on fanotify \(protocol raw\); enforced on bpf-lsm, apparmor/,
     );
   });
 

@@ -7,7 +7,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NetKind, NetLimit, NetOp, NetProto, NetSize } from '../../../enforcer/network/net-map-layout.js';
+import {
+  NET_CLASS_PTS,
+  NetKind,
+  NetLimit,
+  NetOp,
+  NetProto,
+  NetSize,
+  NetWorkloadFlag,
+} from '../../../enforcer/network/net-map-layout.js';
 import { hasCommand, requirePrereqs } from '../../support/prereq.js';
 
 const HEADER_DIR = resolve(fileURLToPath(import.meta.url), '../../../../enforcer/network');
@@ -21,6 +29,18 @@ const EXPRESSIONS: Record<string, string> = {
   'size.addrValue': 'sizeof(struct rtn_addr_value)',
   'size.event': 'sizeof(struct rtn_event)',
   'size.config': 'sizeof(struct rtn_config)',
+  'size.srcKey': 'sizeof(struct rtn_src_key)',
+  'size.srcValue': 'sizeof(struct rtn_src_value)',
+  'size.eventExe': 'sizeof(struct rtn_event_exe)',
+  'limit.sources': 'RTN_MAX_SOURCES',
+  'limit.sourceBytes': 'RTN_SRC_MAX',
+  'flag.sources': 'RTN_WL_SOURCES',
+  'flag.pts': 'RTN_WL_PTS',
+  'cls.pts': 'RTN_CLS_PTS',
+  'workload.flags': '__builtin_offsetof(struct rtn_workload, flags)',
+  'protoKey.cls': '__builtin_offsetof(struct rtn_proto_key, cls)',
+  'candidate.pts': '__builtin_offsetof(struct rtn_candidate, pts)',
+  'candidate.sources': '__builtin_offsetof(struct rtn_candidate, sources)',
   'config.usernsIno': '__builtin_offsetof(struct rtn_config, userns_ino)',
   'config.pidnsCheck': '__builtin_offsetof(struct rtn_config, pidns_check)',
   'limit.workloads': 'RTN_MAX_WORKLOADS',
@@ -91,6 +111,13 @@ describe('network plane map layout: the C header and the TypeScript constants ag
     for (const [k, v] of Object.entries(NetProto)) assert.equal(c[`proto.${k}`], v, k);
     for (const [k, v] of Object.entries(NetOp)) assert.equal(c[`op.${k}`], v, k);
     for (const [k, v] of Object.entries(NetKind)) assert.equal(c[`kind.${k}`], v, k);
+    for (const [k, v] of Object.entries(NetWorkloadFlag)) assert.equal(c[`flag.${k}`], v, k);
+    assert.equal(c['cls.pts'], NET_CLASS_PTS);
+    // Offsets the encoders of sources and terminals use.
+    assert.equal(c['workload.flags'], 10, 'encodeWorkload writes flags at 10');
+    assert.equal(c['protoKey.cls'], 8, 'encodeProtoKey writes cls at 8');
+    assert.equal(c['candidate.pts'], 7, 'encodeAddrValue writes pts at 7');
+    assert.equal(c['candidate.sources'], 24, 'encodeAddrValue writes sources at 24');
     // Offsets decodeEvent and encodeWorkload use.
     assert.equal(c['event.comm'], 56);
     assert.equal(c['event.addr'], 40);

@@ -1,7 +1,15 @@
 # Test helper of the network plane tests: runs inside a network namespace the test creates (only `lo`, down,
 # so nothing leaves it) and in a cgroup the test creates. Reads one JSON request per line, does the socket
 # operation, and answers the errno of each step (0: done). Steps: socket creation, then connect or sendto.
-import errno, json, socket, sys
+import errno, json, os, socket, sys
+
+# RTCTL_WORKER_TTY=1: the worker gets a controlling terminal of its own (a new session and a pseudo-terminal
+# made its controlling tty), as a process of `kubectl exec -t` has; its stdin and stdout stay the pipes.
+if os.environ.get('RTCTL_WORKER_TTY') == '1':
+    import fcntl, termios
+    os.setsid()
+    _master, _slave = os.openpty()
+    fcntl.ioctl(_slave, termios.TIOCSCTTY, 0)
 
 # Ping sockets (SOCK_DGRAM, IPPROTO_ICMP) are allowed to every group in this namespace only.
 try:

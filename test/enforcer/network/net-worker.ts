@@ -42,26 +42,31 @@ export class Worker {
    * `pidns`: also in a new pid namespace of its own (as a container's process is); the shell that starts it
    * enters the cgroup first, so the forked worker is born there. `userns` (with `pidns`): in a user namespace of
    * its own first (root mapped to the caller), as an unprivileged user makes one to get a pid namespace.
-   * `answerMs`: how long an answer may take (default 10 s; a guest under qemu TCG needs longer).
+   * `answerMs`: how long an answer may take (default 10 s; a guest under qemu TCG needs longer). `python`: the
+   * interpreter to run (a copy at another path acts as another executable, for fromSource); `tty`: the worker
+   * makes a pseudo-terminal its controlling terminal (for pts rules).
    */
   constructor(
     cgroupDir: string,
     netns?: string,
-    options: { pidns?: boolean; userns?: boolean; answerMs?: number } = {},
+    options: { pidns?: boolean; userns?: boolean; answerMs?: number; python?: string; tty?: boolean } = {},
   ) {
     this.answerMs = options.answerMs ?? 10_000;
+    const python = options.python ?? 'python3';
+    const env = options.tty === true ? { ...process.env, RTCTL_WORKER_TTY: '1' } : process.env;
     const argv = netns === undefined ? ['unshare', '-n'] : ['ip', 'netns', 'exec', netns];
     if (options.pidns === true) {
       const flags = [...(options.userns === true ? ['-U', '-r'] : []), '-p', '-f', '--kill-child'];
       const inner = netns === undefined ? flags : ['unshare', ...flags];
       this.child = spawn(
         'sh',
-        ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroupDir, ...argv, ...inner, 'python3', WORKER],
-        { stdio: ['pipe', 'pipe', 'pipe'] },
+        ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroupDir, ...argv, ...inner, python, WORKER],
+        { stdio: ['pipe', 'pipe', 'pipe'], env },
       );
     } else {
-      this.child = spawn(argv[0] ?? 'unshare', [...argv.slice(1), 'python3', WORKER], {
+      this.child = spawn(argv[0] ?? 'unshare', [...argv.slice(1), python, WORKER], {
         stdio: ['pipe', 'pipe', 'pipe'],
+        env,
       });
       writeFileSync(join(cgroupDir, 'cgroup.procs'), String(this.child.pid));
     }

@@ -7,14 +7,14 @@
 // (only `lo`, down: nothing leaves them).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, rmdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolvePostures } from '../../../../compiler/model/posture.js';
 import { buildRuleTableImage } from '../../../../compiler/rule-table/build-rule-table.js';
 import type { EnforcementState } from '../../../../enforcer/data-plane.js';
 import { HOST_ISOLATION_WINDOW, NetworkPlane } from '../../../../enforcer/network/network-plane.js';
-import { Action, address, makePodPolicy } from '../../../compiler/decide/rule-set-builder.js';
+import { Action, address, makePodPolicy, srcPath } from '../../../compiler/decide/rule-set-builder.js';
 import { Worker } from '../../network/net-worker.js';
 import { repoRoot } from './guest-support.js';
 
@@ -109,5 +109,42 @@ describe('cgroup network plane on a kernel before 6.10 (guest, Debian 6.1): no p
     await plane.apply(state(2, true, container.pid));
     assert.deepEqual(await container.run(IMDS), { socket: 0, send: ENETUNREACH });
     assert.deepEqual(await host.run(IMDS), { socket: 0, send: EPERM });
+  });
+
+  it('without the task helper the plane says fromSource and pts are not enforced, and a rule with a source never matches', async () => {
+    assert.ok(plane);
+    assert.equal(plane.processAware, false);
+    assert.match(plane.unavailableProcessForm('network.fromSource') ?? '', /bpf_get_current_task_btf/);
+    assert.match(plane.unavailableProcessForm('network.pts') ?? '', /bpf_get_current_task_btf/);
+    const host = workers[0];
+    assert.ok(host);
+    const exe = readlinkSync(`/proc/${host.pid}/exe`);
+    const table = buildRuleTableImage({
+      policies: [
+        {
+          ...makePodPolicy('host-net-src', [
+            { matcher: address('169.254.169.254/32'), action: Action.Block, fromSource: [srcPath(exe)] },
+          ]),
+          kind: 'RuntimeHostPolicy',
+          target: { kind: 'host', nodeLabels: {} },
+        },
+      ],
+    });
+    await plane.apply({
+      generation: 3,
+      table,
+      workloads: [
+        {
+          anchor: { key: 'host', host: true, pid: 1, cgroupPath: '' },
+          policies: [0],
+          postures: resolvePostures({}),
+        },
+      ],
+    });
+    assert.deepEqual(
+      await host.run(IMDS),
+      { socket: 0, send: ENETUNREACH },
+      'the source rule never matches here',
+    );
   });
 });
