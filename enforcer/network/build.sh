@@ -9,7 +9,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 loader="$out/rtctl-net-loader"
 object="$out/rtctl-net.bpf.o"
-sources="$here/rtctl-net.bpf.c $here/rtctl-net-maps.h $here/rtctl-net-loader.c $0"
+sources="$here/rtctl-net.bpf.c $here/rtctl-net-maps.h $here/../bpf-common/rtctl-walk.h $here/rtctl-net-loader.c $0"
 if [ -x "$loader" ] && [ -s "$object" ]; then
   stale=0
   for f in $sources; do [ "$f" -nt "$loader" ] && stale=1; done

@@ -14,6 +14,7 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_core_read.h>
 #include "rtctl-net-maps.h"
+#include "../bpf-common/rtctl-walk.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -142,29 +143,9 @@ struct {
 	__type(value, struct rtn_scratch);
 } rtn_scratch SEC(".maps");
 
-static __always_inline __u32 mask255(__u32 v)
-{
-	asm volatile("%[v] &= 255" : [v] "+r"(v));
-	return v;
-}
-
-static __always_inline __u32 mask4095(__u32 v)
-{
-	asm volatile("%[v] &= 4095" : [v] "+r"(v));
-	return v;
-}
-
-/* The walk from the executable's dentry up to the process's root (as d_path does, and as the system call plane
- * names objects: enforcer/syscalls/rtctl-sys.bpf.c): one directory level, or one mount crossing, per step. */
-struct walk_ctx {
-	__u64 dentry;
-	__u64 vfsmnt;
-	__u64 root_dentry;
-	__u64 root_mnt;
-	__u32 pos; /* the name so far is norm[pos .. RTN_LONG) */
-	__u32 done;
-	__u32 bad;
-};
+/* The walk from the executable's dentry up to the process's root (bpf-common/rtctl-walk.h, as the system call
+ * plane names objects): one directory level, or one mount crossing, per step; names longer than a source key
+ * holds are not named. */
 
 static long walk_step(__u32 i, void *data)
 {
@@ -175,25 +156,10 @@ static long walk_step(__u32 i, void *data)
 		c->bad = 1;
 		return 1;
 	}
-	if (c->dentry == c->root_dentry && c->vfsmnt == c->root_mnt) {
-		c->done = 1;
-		return 1;
-	}
-	struct dentry *d = (struct dentry *)c->dentry;
-	struct vfsmount *vm = (struct vfsmount *)c->vfsmnt;
-	struct dentry *parent = BPF_CORE_READ(d, d_parent);
-	if (d == BPF_CORE_READ(vm, mnt_root) || d == parent) {
-		struct mount *m = (struct mount *)(c->vfsmnt - bpf_core_field_offset(struct mount, mnt));
-		struct mount *pm = BPF_CORE_READ(m, mnt_parent);
-		if (pm == m) {
-			/* The top of the mount tree without meeting the process's root: outside it. */
-			c->bad = 1;
-			return 1;
-		}
-		c->dentry = (__u64)BPF_CORE_READ(m, mnt_mountpoint);
-		c->vfsmnt = (__u64)pm + bpf_core_field_offset(struct mount, mnt);
-		return 0;
-	}
+	struct dentry *d, *parent;
+	int climbed = walk_climb(c, &d, &parent);
+	if (climbed >= 0)
+		return climbed;
 	__u32 len = BPF_CORE_READ(d, d_name.len);
 	const unsigned char *name = BPF_CORE_READ(d, d_name.name);
 	if (len == 0 || len > 255 || c->pos < len + 1) {

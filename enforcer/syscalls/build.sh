@@ -9,7 +9,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 loader="$out/rtctl-sys-loader"
 object="$out/rtctl-sys.bpf.o"
-sources="$here/rtctl-sys.bpf.c $here/rtctl-sys-maps.h $here/rtctl-sys-loader.c $0"
+sources="$here/rtctl-sys.bpf.c $here/rtctl-sys-maps.h $here/../bpf-common/rtctl-walk.h $here/rtctl-sys-loader.c $0"
 if [ -x "$loader" ] && [ -s "$object" ]; then
   stale=0
   for f in $sources; do [ "$f" -nt "$loader" ] && stale=1; done

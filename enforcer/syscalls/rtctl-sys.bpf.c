@@ -18,6 +18,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "rtctl-sys-maps.h"
+#include "../bpf-common/rtctl-walk.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -268,37 +269,15 @@ static __always_inline int scan(struct rts_dscratch *s, __u32 wid, __u32 nr, __u
 	return 0;
 }
 
-/* v & 255, in a way the compiler cannot drop (the verifier needs the bound on a helper's size argument). */
-static __always_inline __u32 mask255(__u32 v)
-{
-	asm volatile("%[v] &= 255" : [v] "+r"(v));
-	return v;
-}
-
 static __always_inline __u32 mask8191(__u32 v)
 {
 	asm volatile("%[v] &= 8191" : [v] "+r"(v));
 	return v;
 }
 
-static __always_inline __u32 mask4095(__u32 v)
-{
-	asm volatile("%[v] &= 4095" : [v] "+r"(v));
-	return v;
-}
-
-/* The walk from a dentry (of a vfsmount) up to the caller's root, the kernel's own objects, as d_path does
- * (bpf_d_path is not allowed in the path_* hooks): one directory level, or one mount crossing, per step. The one
- * way this plane names a directory (a relative path's) or the object of a call (in the LSM hooks). */
-struct walk_ctx {
-	__u64 dentry;
-	__u64 vfsmnt;
-	__u64 root_dentry;
-	__u64 root_mnt;
-	__u32 pos; /* the name so far is norm[pos .. RTS_LONG) */
-	__u32 done;
-	__u32 bad;
-};
+/* The walk from a dentry (of a vfsmount) up to the caller's root (bpf-common/rtctl-walk.h; bpf_d_path is not
+ * allowed in the path_* hooks). The one way this plane names a directory (a relative path's) or the object of a
+ * call (in the LSM hooks). */
 
 /* Puts '/' and the name of dentry d in front of the name so far; -1 when it does not fit. */
 static __always_inline int put_name(struct rts_dscratch *s, struct walk_ctx *c, struct dentry *d)
@@ -324,26 +303,10 @@ static long walk_step(__u32 i, void *data)
 		c->bad = 1;
 		return 1;
 	}
-	if (c->dentry == c->root_dentry && c->vfsmnt == c->root_mnt) {
-		c->done = 1;
-		return 1;
-	}
-	struct dentry *d = (struct dentry *)c->dentry;
-	struct vfsmount *vm = (struct vfsmount *)c->vfsmnt;
-	struct dentry *parent = BPF_CORE_READ(d, d_parent);
-	if (d == BPF_CORE_READ(vm, mnt_root) || d == parent) {
-		/* The top of a mount: continue at its mount point in the parent mount. */
-		struct mount *m = (struct mount *)(c->vfsmnt - bpf_core_field_offset(struct mount, mnt));
-		struct mount *pm = BPF_CORE_READ(m, mnt_parent);
-		if (pm == m) {
-			/* The top of the mount tree without meeting the caller's root: a directory outside it. */
-			c->bad = 1;
-			return 1;
-		}
-		c->dentry = (__u64)BPF_CORE_READ(m, mnt_mountpoint);
-		c->vfsmnt = (__u64)pm + bpf_core_field_offset(struct mount, mnt);
-		return 0;
-	}
+	struct dentry *d, *parent;
+	int climbed = walk_climb(c, &d, &parent);
+	if (climbed >= 0)
+		return climbed;
 	if (put_name(s, c, d) < 0) {
 		c->bad = 1;
 		return 1;
