@@ -55,6 +55,7 @@ const EFFECT_TEXT: Record<BackendEffect, string> = {
   'left-out': 'left out of',
   'condition-dropped': 'written without it in',
   'sources-dropped': 'directory sources left out of',
+  narrowed: 'written as it is, and read narrower, in',
 };
 
 /** The gaps grouped by diagnostic code, each with its message (`artifact`: `profile rtctl-x`, `module rtctl_y`). */

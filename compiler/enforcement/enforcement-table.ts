@@ -44,6 +44,8 @@ export const BackendEffect = {
   ConditionDropped: 'condition-dropped',
   /** Directory sources are dropped; the rule keeps its path sources, and is left out when it has none. */
   SourcesDropped: 'sources-dropped',
+  /** The rule is written as it is, but the target reads it narrower: some sockets it names are not matched. */
+  Narrowed: 'narrowed',
 } as const;
 export type BackendEffect = (typeof BackendEffect)[keyof typeof BackendEffect];
 
@@ -146,10 +148,8 @@ const notEnforced = (reason: string, backend?: EnforcementCell['backend']): Enfo
  * A cell where the target decides only some of the sockets the rule names: it cannot be shown as enforced
  * (a rule is never shown as applied where it is not), so it is `not-enforced`, and the reason says what is.
  */
-const partly = (reason: string): EnforcementCell => ({
-  level: EnforcementLevel.NotEnforced,
-  reason: `partly: ${reason}`,
-});
+const partly = (reason: string, backend?: EnforcementCell['backend']): EnforcementCell =>
+  notEnforced(`partly: ${reason}`, backend);
 const leftOut = (code: Code) => ({ code, effect: BackendEffect.LeftOut });
 const dropped = (code: Code) => ({ code, effect: BackendEffect.ConditionDropped });
 
@@ -190,9 +190,16 @@ const APPARMOR_PROTOCOLS = new Set([
  * type of every family). A raw ICMPv4 socket matches both `network raw` and `network icmp`, as on the planes.
  */
 const APPARMOR_NOTES: Readonly<Record<string, string>> = {
-  icmp: 'AppArmor reads icmp as IPv4 raw ICMP sockets only: ping sockets and ICMPv6 sockets are not matched',
-  udp: 'AppArmor reads udp as every inet and inet6 datagram socket, ping sockets too',
-  raw: 'AppArmor reads raw as the raw socket type of every family (netlink too); packet datagram sockets are not matched',
+  udp: 'AppArmor reads udp as every inet and inet6 datagram socket, ping sockets too (so an Allow udp rule of a least-permissive workload lets ping sockets through)',
+};
+/**
+ * Names AppArmor reads narrower than docs/semantics.md, so that some sockets the rule names are neither denied
+ * nor reported: only partly enforced, which the table must not show as enforced (apparmor_parser 3.0 cannot
+ * name a family, type and protocol together, so the backend cannot widen the rule to match).
+ */
+const APPARMOR_PARTLY: Readonly<Record<string, string>> = {
+  icmp: 'AppArmor reads icmp as IPv4 raw ICMP sockets only: ping sockets and ICMPv6 sockets are neither denied nor reported',
+  raw: 'AppArmor reads raw as the raw socket type of every family (netlink too), but packet datagram sockets are neither denied nor reported',
 };
 /** Sockets as the cgroup network programs of the fanotify target name them (socket_name() in rtctl-net.bpf.c). */
 const CGROUP_PROTOCOLS = new Set(['tcp', 'udp', 'icmp', 'raw', 'all']);
@@ -235,10 +242,15 @@ function protocolRow(protocol: string): EnforcementRow {
             'the cgroup network programs name sockets tcp, udp, icmp or raw only; the rule never matches',
           ),
       apparmor: APPARMOR_PROTOCOLS.has(protocol)
-        ? {
-            level: EnforcementLevel.Enforced,
-            ...(APPARMOR_NOTES[protocol] === undefined ? {} : { reason: APPARMOR_NOTES[protocol] }),
-          }
+        ? APPARMOR_PARTLY[protocol] !== undefined
+          ? partly(APPARMOR_PARTLY[protocol], {
+              code: Code.apparmorUnsupportedProtocol,
+              effect: BackendEffect.Narrowed,
+            })
+          : {
+              level: EnforcementLevel.Enforced,
+              ...(APPARMOR_NOTES[protocol] === undefined ? {} : { reason: APPARMOR_NOTES[protocol] }),
+            }
         : notEnforced('AppArmor network rules cannot name it', leftOut(Code.apparmorUnsupportedProtocol)),
       selinux: SELINUX_NETWORK_CAPABILITIES,
     },

@@ -36,12 +36,17 @@ describe('rtctl lint and compile (CLI)', function () {
   });
   after(() => rmSync(out, { recursive: true, force: true }));
 
-  it('lint exits 0 on the bundled examples (warning only what fanotify does not enforce)', async () => {
+  it('lint exits 0 on the bundled examples (warning what fanotify or AppArmor does not enforce)', async () => {
     const r = await rtctl('lint', 'policies/examples');
     assert.equal(r.code, 0, r.stdout + r.stderr);
-    // Two capability rules, and a raw rule (packet sockets never reach cgroup sock_create).
-    assert.match(r.stdout, /0 errors, 3 warnings/);
+    // Two capability rules, and a raw rule (packet sockets never reach cgroup sock_create); and an icmp rule,
+    // which AppArmor reads as IPv4 raw ICMP sockets only.
+    assert.match(r.stdout, /0 errors, 4 warnings/);
     assert.equal(r.stdout.match(/warning RT3018 .*not enforced on fanotify/g)?.length, 3, r.stdout);
+    assert.match(
+      r.stdout,
+      /warning RT3018 spec\.network\.matchProtocols\[1\]: not enforced on apparmor \(protocol icmp: partly/,
+    );
   });
 
   it('lint and compile --require-enforced make what a named target does not enforce an error', async () => {
@@ -49,7 +54,7 @@ describe('rtctl lint and compile (CLI)', function () {
     assert.equal(ok.code, 0, ok.stdout);
     const fan = await rtctl('lint', '--require-enforced', 'bpf-lsm,fanotify', 'policies/examples');
     assert.equal(fan.code, 1, fan.stdout);
-    assert.match(fan.stdout, /3 errors, 0 warnings/);
+    assert.match(fan.stdout, /3 errors, 1 warning/);
     assert.match(fan.stdout, /error RT3018 spec\.capabilities\.matchCapabilities\[0\]: .*requires fanotify/);
     const dest = path.join(out, 'require-enforced');
     const c = await rtctl('compile', '--require-enforced', 'fanotify', '-o', dest, 'policies/examples');

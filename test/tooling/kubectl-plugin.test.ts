@@ -57,7 +57,7 @@ describe('kubectl rtctl (real kubectl, plugin on PATH)', function () {
   it('kubectl rtctl lint: lint output and exit code 0 on the examples, 1 on a bad policy', () => {
     const good = kubectl('rtctl', 'lint', 'policies/examples');
     assert.equal(good.code, 0, good.stdout + good.stderr);
-    assert.match(good.stdout, /0 errors, 3 warnings\n$/);
+    assert.match(good.stdout, /0 errors, 4 warnings\n$/);
     const bad = kubectl('rtctl', 'lint', BAD);
     assert.equal(bad.code, 1, bad.stdout + bad.stderr);
     assert.match(

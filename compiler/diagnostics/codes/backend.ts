@@ -15,7 +15,7 @@ export const BACKEND_CODES = [
     severity: 'warning',
     name: 'apparmor-unsupported-protocol',
     summary:
-      'AppArmor network rules cannot name this protocol (icmpv6, sctp, dccp); the rule is left out of the AppArmor profile (docs/enforcement.md says which targets enforce it).',
+      'AppArmor network rules cannot name this protocol (icmpv6, sctp, dccp): the rule is left out of the AppArmor profile; or AppArmor reads it narrower than rtctl (icmp: IPv4 raw ICMP only; raw: not packet datagram sockets): the rule is written, and the sockets it misses are neither denied nor reported there (docs/enforcement.md says which targets enforce it).',
   },
   {
     code: 'RT4003',
