@@ -1,0 +1,428 @@
+// Benchmark of the enforcer's TypeScript alert path alone, with no kernel: recorded helper event lines are
+// fed into the real `rtctl enforcer run` (fanotify plane parser → alert record → hub → NDJSON log → stream
+// followers) by a STAND-IN helper in a separate process, so that the enforcer's CPU is measured alone and
+// repeatably. The stand-in speaks the helper's protocol (STATE, STATUS, EVENTS, ACK) and streams the lines
+// as the real helper does: batches of up to 64 KiB, with at most a ring's worth (16 MiB) of lines not yet
+// acknowledged. Followers: 20 that never read (disconnected once behind), and 1 that reads everything.
+// Printed JSON, per run: `pipelinePerSecond` (alerts from the first line sent to the acknowledgement of the
+// last), `cpuMicrosPerAlert` (the enforcer process's user + system CPU over the run, per alert), and checks
+// that every alert was logged once and received by the reading follower (`unreportedLoss` must be 0).
+// Run: `node --import tsx bench/enforcer/alert-pipeline.ts [--alerts N] [--runs R] [--lines FILE]
+// [--cpu-prof DIR] [--out FILE]` (no root needed). `--lines FILE` replays recorded event lines (one per line,
+// as the helper writes them; their seq, workload and generation are rewritten); without it the lines are
+// generated. `--cpu-prof DIR` writes a V8 CPU profile of the enforcer there when it exits.
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type Socket } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { median } from '../support/measure.js';
+
+const SELF = fileURLToPath(import.meta.url);
+const REPO_ROOT = join(dirname(SELF), '../..');
+const BATCH_BYTES = 64 * 1024;
+const RING_BYTES = 16 * 1024 * 1024;
+const STALLED_FOLLOWERS = 20;
+
+function argValue(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Recorded lines.
+
+const PATHS = ['/data/hello.txt', '/etc/passwd', '/usr/lib/x86_64-linux-gnu/libc.so.6', '/tmp/ü-file'];
+const EXES = ['/bin/busybox', '/usr/bin/python3.11', '/usr/sbin/nginx'];
+
+/** Event lines as the helper writes them (field order of fanotify-helper.c emit_report), `n` of them. */
+function generatedLines(n: number): string[] {
+  const lines: string[] = [];
+  const start = BigInt(Date.now()) * 1_000_000n;
+  for (let i = 0; i < n; i++) {
+    const block = i % 10 === 0;
+    const ns = start + BigInt(i) * 7_919n;
+    const text = ns.toString();
+    lines.push(
+      JSON.stringify({
+        t: 'event',
+        seq: i + 1,
+        workload: 'host',
+        generation: 1,
+        timeNs: text,
+        class: 1,
+        action: block ? 2 : 1,
+        posture: 0,
+        errno: block ? 1 : 0,
+        rule: i % 7,
+        policy: block ? 'block-secrets' : 'flood-audit',
+        severity: block ? 8 : 1,
+        message: block ? 'secret read "denied"' : '',
+        tags: block ? ['NIST', 'CIS 5.1'] : [],
+        pid: 1000 + (i % 4),
+        ppid: 900,
+        nspid: 10 + (i % 4),
+        nsppid: 9,
+        uid: i % 3 === 0 ? 0 : 1000,
+        exe: EXES[i % EXES.length],
+        pexe: '/containerd-shim-runc-v2',
+        path: PATHS[i % PATHS.length],
+        syscall: 'SYS_OPENAT',
+        args: 'fd=-100 flags=O_RDONLY|O_LARGEFILE',
+        cwd: i % 5 === 0 ? '' : '/srv/app',
+      }),
+    );
+  }
+  return lines;
+}
+
+/** Recorded lines from a file, sequence numbers, workload and generation set for this run. */
+function recordedLines(file: string, n: number): string[] {
+  const recorded = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{"t":"event"'));
+  if (recorded.length === 0) throw new Error(`${file}: no event lines`);
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const e = JSON.parse(recorded[i % recorded.length] ?? '') as Record<string, unknown>;
+    out.push(JSON.stringify({ ...e, seq: i + 1, workload: 'host', generation: 1 }));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The stand-in helper (child process): `--sender SOCKET LINES`; told over IPC to send lines from..to.
+
+type SenderMessage = { send: { from: number; to: number } } | { stop: true };
+
+function runSender(socketPath: string, linesFile: string): void {
+  const lines = readFileSync(linesFile, 'utf8').split('\n');
+  const lineEnd: number[] = []; // byte offset after line i (0-based), in the ring's accounting
+  let total = 0;
+  for (const l of lines) lineEnd.push((total += Buffer.byteLength(l) + 1));
+  let generation = 0;
+  let acked = 0;
+  let sent = 0;
+  let target = 0;
+  let events: Socket | undefined;
+  const pump = (): void => {
+    if (events === undefined) return;
+    while (sent < target) {
+      // Bytes not acknowledged (a ring of RING_BYTES): wait for an ACK when full.
+      const ackedBytes = acked === 0 ? 0 : (lineEnd[acked - 1] ?? 0);
+      if ((lineEnd[sent - 1] ?? 0) - ackedBytes >= RING_BYTES) return;
+      let end = sent;
+      let bytes = 0;
+      while (end < target && bytes < BATCH_BYTES) bytes += Buffer.byteLength(lines[end++] ?? '') + 1;
+      const chunk = `${lines.slice(sent, end).join('\n')}\n`;
+      sent = end;
+      if (!events.write(chunk)) {
+        events.once('drain', pump);
+        return;
+      }
+    }
+  };
+  const server = createServer((c) => {
+    let buf = Buffer.alloc(0);
+    c.on('error', () => undefined);
+    c.on('data', (d: Buffer) => {
+      buf = Buffer.concat([buf, d]);
+      for (;;) {
+        const nl = buf.indexOf(10);
+        if (nl < 0) return;
+        const cmd = buf.subarray(0, nl).toString('latin1');
+        if (cmd.startsWith('STATE ')) {
+          const n = Number(cmd.slice(6));
+          if (buf.length < nl + 1 + n) return;
+          const payload = buf.subarray(nl + 1, nl + 1 + n).toString('latin1');
+          generation = Number(/^generation (\d+)$/m.exec(payload)?.[1] ?? 0);
+          buf = buf.subarray(nl + 1 + n);
+          c.write(`{"t":"applied","generation":${generation}}\n`);
+          continue;
+        }
+        buf = buf.subarray(nl + 1);
+        if (cmd === 'STATUS')
+          c.write(
+            `{"t":"status","generation":${generation},"decisions":0,"cacheHits":0,"reported":${sent},"dropped":0,"denied":0,"ignoreMarks":0,"ignoreFlushes":0,"ignoreFailed":0,"ignoreRenamable":0,"ignoreSupported":true,"pid":${process.pid},"workloads":[{"key":"host","mounts":1}]}\n`,
+          );
+        else if (cmd === 'EVENTS') {
+          events = c;
+          process.send?.({ ready: true });
+        } else if (cmd.startsWith('ACK ')) {
+          const a = Number(cmd.slice(4));
+          if (a > acked) {
+            acked = a;
+            if (acked >= target && target > 0) process.send?.({ acked });
+            pump();
+          }
+        }
+      }
+    });
+  });
+  server.listen(socketPath);
+  process.on('message', (m: SenderMessage) => {
+    if ('stop' in m) {
+      server.close();
+      events?.destroy();
+      process.exit(0);
+    }
+    target = m.send.to;
+    sent = m.send.from;
+    pump();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The driver.
+
+interface RunResult {
+  alerts: number;
+  seconds: number;
+  pipelinePerSecond: number;
+  cpuMicrosPerAlert: number;
+  logged: number;
+  followerReceived: number;
+  unreportedLoss: number;
+}
+
+function cpuMicrosOf(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return ((Number(f[11]) + Number(f[12])) * 1e6) / 100;
+}
+
+function countNewlines(file: string): number {
+  const b = readFileSync(file);
+  let n = 0;
+  for (let i = b.indexOf(10); i !== -1; i = b.indexOf(10, i + 1)) n++;
+  return n;
+}
+
+async function startEnforcerProcess(
+  flags: readonly string[],
+  nodeArgs: readonly string[],
+): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(
+    process.execPath,
+    [
+      ...nodeArgs,
+      '--import',
+      'tsx',
+      join(REPO_ROOT, 'bin/rtctl.ts'),
+      'enforcer',
+      'run',
+      '--listen',
+      '127.0.0.1:0',
+      '--no-config',
+      ...flags,
+    ],
+    { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  let err = '';
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => (err += c));
+  child.stdout?.setEncoding('utf8').on('data', (c: string) => (out += c));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`enforcer did not start:\n${err.slice(-2000)}`)), 30000);
+    child.stdout?.on('data', () => {
+      const m = /alerts: http:\/\/127\.0\.0\.1:(\d+)\/alerts/.exec(out);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`enforcer exited with ${String(code)}:\n${err.slice(-2000)}`));
+    });
+  });
+  return { child, port };
+}
+
+/** A follower that reads everything and counts alert lines (the non-empty lines of its chunked body). */
+function readingFollower(port: number, after: number): { received: () => number; close: () => void } {
+  let received = 0;
+  let head: Buffer | undefined = Buffer.alloc(0);
+  // Chunked transfer coding: a size line, that many data bytes, CRLF.
+  let sizeLine = '';
+  let left = 0;
+  let skipCrlf = 0;
+  let prev = 10;
+  const s = connect(port, '127.0.0.1');
+  s.on('error', () => undefined);
+  s.write(`GET /alerts?after=${after}&follow=1 HTTP/1.1\r\nHost: x\r\n\r\n`);
+  s.on('data', (chunk: Buffer) => {
+    let d = chunk;
+    if (head !== undefined) {
+      head = Buffer.concat([head, d]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      d = head.subarray(end + 4);
+      head = undefined;
+    }
+    let i = 0;
+    while (i < d.length) {
+      if (skipCrlf > 0) {
+        skipCrlf--;
+        i++;
+      } else if (left > 0) {
+        const end = Math.min(d.length, i + left);
+        left -= end - i;
+        for (; i < end; i++) {
+          const c = d[i] ?? 0;
+          if (c === 10 && prev !== 10) received++;
+          prev = c;
+        }
+        if (left === 0) skipCrlf = 2;
+      } else {
+        const c = d[i++] ?? 0;
+        if (c === 10) {
+          left = parseInt(sizeLine.trim(), 16) || 0;
+          sizeLine = '';
+        } else sizeLine += String.fromCharCode(c);
+      }
+    }
+  });
+  return { received: () => received, close: () => s.destroy() };
+}
+
+async function main(): Promise<void> {
+  const perRun = Number(argValue('--alerts') ?? 100000);
+  const runs = Number(argValue('--runs') ?? 3);
+  const profDir = argValue('--cpu-prof');
+  const out = argValue('--out');
+  const linesFile = argValue('--lines');
+  const work = mkdtempSync(join(tmpdir(), 'rtctl-bench-ap-'));
+  const loadAtStart = loadavg();
+  const total = perRun * runs;
+  const lines = linesFile ? recordedLines(linesFile, total) : generatedLines(total);
+  const feed = join(work, 'lines.ndjson');
+  writeFileSync(feed, `${lines.join('\n')}\n`);
+  const bytesPerLine = statSync(feed).size / total;
+  const stateDir = join(work, 'state');
+  mkdirSync(stateDir);
+  mkdirSync(join(work, 'policies'));
+  const socketPath = join(stateDir, 'fanotify.sock');
+  const sender = fork(SELF, ['--sender', socketPath, feed], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const messages: Record<string, unknown>[] = [];
+  sender.on('message', (m: Record<string, unknown>) => messages.push(m));
+  const waitMessage = async (key: string, ms: number): Promise<Record<string, unknown>> => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const i = messages.findIndex((m) => key in m);
+      if (i >= 0) return messages.splice(i, 1)[0] ?? {};
+      if (Date.now() > deadline) throw new Error(`stand-in helper: no ${key} within ${ms} ms`);
+      await sleep(5);
+    }
+  };
+  while (!existsSocket(socketPath)) await sleep(10);
+  const alertLog = join(work, 'alerts.jsonl');
+  const nodeArgs = profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [];
+  const { child, port } = await startEnforcerProcess(
+    [
+      '--policy-dir',
+      join(work, 'policies'),
+      '--data-plane',
+      'fanotify',
+      '--node-name',
+      'bench-node',
+      '--containerd-socket',
+      join(work, 'no-containerd.sock'),
+      '--state-dir',
+      stateDir,
+      '--alert-log',
+      alertLog,
+      '--alert-log-max-bytes',
+      '4G',
+    ],
+    nodeArgs,
+  );
+  const results: RunResult[] = [];
+  try {
+    await waitMessage('ready', 30000);
+    const pid = child.pid ?? 0;
+    for (let run = 0; run < runs; run++) {
+      const from = run * perRun;
+      const stalled: Socket[] = Array.from({ length: STALLED_FOLLOWERS }, () => {
+        const s = connect(port, '127.0.0.1');
+        s.write(`GET /alerts?after=${from}&follow=1 HTTP/1.1\r\nHost: x\r\n\r\n`);
+        s.pause();
+        s.on('error', () => undefined);
+        return s;
+      });
+      const follower = readingFollower(port, from);
+      await sleep(300);
+      const loggedBefore = countNewlines(alertLog);
+      const cpu0 = cpuMicrosOf(pid);
+      const t0 = process.hrtime.bigint();
+      sender.send({ send: { from, to: from + perRun } });
+      await waitMessage('acked', 120000);
+      const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+      const cpu = cpuMicrosOf(pid) - cpu0;
+      const deadline = Date.now() + 30000;
+      while (follower.received() < perRun && Date.now() < deadline) await sleep(10);
+      const logged = countNewlines(alertLog) - loggedBefore;
+      results.push({
+        alerts: perRun,
+        seconds,
+        pipelinePerSecond: perRun / seconds,
+        cpuMicrosPerAlert: cpu / perRun,
+        logged,
+        followerReceived: follower.received(),
+        unreportedLoss: perRun - logged,
+      });
+      follower.close();
+      for (const s of stalled) s.destroy();
+    }
+  } finally {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+    sender.send({ stop: true });
+    rmSync(work, { recursive: true, force: true });
+  }
+  const result = {
+    benchmark: 'enforcer-alert-pipeline',
+    date: new Date().toISOString(),
+    loadAverage: { start: loadAtStart, end: loadavg() },
+    helper: 'stand-in (separate process, unix socket, no kernel)',
+    lines: linesFile ? `recorded (${linesFile})` : 'generated',
+    bytesPerLine,
+    followers: { stalled: STALLED_FOLLOWERS, reading: 1 },
+    pipelinePerSecond: median(results.map((r) => r.pipelinePerSecond)),
+    cpuMicrosPerAlert: median(results.map((r) => r.cpuMicrosPerAlert)),
+    unreportedLoss: results.reduce((n, r) => n + r.unreportedLoss, 0),
+    runs: results,
+  };
+  const json = `${JSON.stringify(result, null, 2)}\n`;
+  process.stdout.write(json);
+  if (out) {
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, json);
+  }
+}
+
+function existsSocket(path: string): boolean {
+  try {
+    return statSync(path).isSocket();
+  } catch {
+    return false;
+  }
+}
+
+if (process.argv.includes('--sender')) {
+  const i = process.argv.indexOf('--sender');
+  runSender(process.argv[i + 1] ?? '', process.argv[i + 2] ?? '');
+} else {
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
