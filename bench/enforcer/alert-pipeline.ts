@@ -8,7 +8,9 @@
 // last), `cpuMicrosPerAlert` (the enforcer process's user + system CPU over the run, per alert), and checks
 // that every alert was logged once and received by the reading follower (`unreportedLoss` must be 0).
 // Run: `node --import tsx bench/enforcer/alert-pipeline.ts [--alerts N] [--runs R] [--lines FILE]
-// [--cpu-prof DIR] [--out FILE]` (no root needed). `--lines FILE` replays recorded event lines (one per line,
+// [--baseline CHECKOUT] [--cpu-prof DIR] [--out FILE]` (no root needed). `--baseline CHECKOUT` measures that
+// checkout's enforcer too (e.g. the main branch), its runs alternating with ours: `cpuRatio` and `rateRatio`
+// compare the two under the same load. `--lines FILE` replays recorded event lines (one per line,
 // as the helper writes them; their seq, workload and generation are rewritten); without it the lines are
 // generated. `--cpu-prof DIR` writes a V8 CPU profile of the enforcer there when it exits.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
@@ -107,8 +109,9 @@ function runSender(socketPath: string, linesFile: string): void {
   let sent = 0;
   let target = 0;
   let events: Socket | undefined;
+  let waitingDrain = false;
   const pump = (): void => {
-    if (events === undefined) return;
+    if (events === undefined || waitingDrain) return;
     while (sent < target) {
       // Bytes not acknowledged (a ring of RING_BYTES): wait for an ACK when full.
       const ackedBytes = acked === 0 ? 0 : (lineEnd[acked - 1] ?? 0);
@@ -119,7 +122,11 @@ function runSender(socketPath: string, linesFile: string): void {
       const chunk = `${lines.slice(sent, end).join('\n')}\n`;
       sent = end;
       if (!events.write(chunk)) {
-        events.once('drain', pump);
+        waitingDrain = true;
+        events.once('drain', () => {
+          waitingDrain = false;
+          pump();
+        });
         return;
       }
     }
@@ -183,7 +190,10 @@ interface RunResult {
   pipelinePerSecond: number;
   cpuMicrosPerAlert: number;
   logged: number;
+  /** Alert lines the reading follower received (the stream-end line included, when it was ended). */
   followerReceived: number;
+  /** The server ended the reading follower for falling behind (it is in this process, on a busy machine). */
+  followerEndedBehind: boolean;
   unreportedLoss: number;
 }
 
@@ -200,6 +210,7 @@ function countNewlines(file: string): number {
 }
 
 async function startEnforcerProcess(
+  repo: string,
   flags: readonly string[],
   nodeArgs: readonly string[],
 ): Promise<{ child: ChildProcess; port: number }> {
@@ -209,7 +220,7 @@ async function startEnforcerProcess(
       ...nodeArgs,
       '--import',
       'tsx',
-      join(REPO_ROOT, 'bin/rtctl.ts'),
+      join(repo, 'bin/rtctl.ts'),
       'enforcer',
       'run',
       '--listen',
@@ -217,7 +228,7 @@ async function startEnforcerProcess(
       '--no-config',
       ...flags,
     ],
-    { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
   let err = '';
@@ -241,8 +252,12 @@ async function startEnforcerProcess(
 }
 
 /** A follower that reads everything and counts alert lines (the non-empty lines of its chunked body). */
-function readingFollower(port: number, after: number): { received: () => number; close: () => void } {
+function readingFollower(
+  port: number,
+  after: number,
+): { received: () => number; endedBehind: () => boolean; close: () => void } {
   let received = 0;
+  let endedBehind = false;
   let head: Buffer | undefined = Buffer.alloc(0);
   // Chunked transfer coding: a size line, that many data bytes, CRLF.
   let sizeLine = '';
@@ -261,6 +276,8 @@ function readingFollower(port: number, after: number): { received: () => number;
       d = head.subarray(end + 4);
       head = undefined;
     }
+    // The server ends a follower that fell more than its lag bound behind with a stream-end line.
+    if (d.includes('"rtctlStreamEnd"')) endedBehind = true;
     let i = 0;
     while (i < d.length) {
       if (skipCrlf > 0) {
@@ -284,25 +301,24 @@ function readingFollower(port: number, after: number): { received: () => number;
       }
     }
   });
-  return { received: () => received, close: () => s.destroy() };
+  return { received: () => received, endedBehind: () => endedBehind, close: () => s.destroy() };
 }
 
-async function main(): Promise<void> {
-  const perRun = Number(argValue('--alerts') ?? 100000);
-  const runs = Number(argValue('--runs') ?? 3);
-  const profDir = argValue('--cpu-prof');
-  const out = argValue('--out');
-  const linesFile = argValue('--lines');
-  const work = mkdtempSync(join(tmpdir(), 'rtctl-bench-ap-'));
-  const loadAtStart = loadavg();
-  const total = perRun * runs;
-  const lines = linesFile ? recordedLines(linesFile, total) : generatedLines(total);
-  const feed = join(work, 'lines.ndjson');
-  writeFileSync(feed, `${lines.join('\n')}\n`);
-  const bytesPerLine = statSync(feed).size / total;
+/** One enforcer (of a checkout) with its stand-in helper, measured run after run. */
+interface Pipeline {
+  run(from: number, alerts: number): Promise<RunResult>;
+  stop(): Promise<void>;
+}
+
+async function startPipeline(
+  repo: string,
+  work: string,
+  feed: string,
+  profDir: string | undefined,
+): Promise<Pipeline> {
   const stateDir = join(work, 'state');
-  mkdirSync(stateDir);
-  mkdirSync(join(work, 'policies'));
+  mkdirSync(stateDir, { recursive: true });
+  mkdirSync(join(work, 'policies'), { recursive: true });
   const socketPath = join(stateDir, 'fanotify.sock');
   const sender = fork(SELF, ['--sender', socketPath, feed], {
     execArgv: ['--import', 'tsx'],
@@ -319,10 +335,15 @@ async function main(): Promise<void> {
       await sleep(5);
     }
   };
-  while (!existsSocket(socketPath)) await sleep(10);
+  const socketDeadline = Date.now() + 30000;
+  while (!existsSocket(socketPath)) {
+    if (Date.now() > socketDeadline) throw new Error('the stand-in helper did not listen');
+    await sleep(10);
+  }
   const alertLog = join(work, 'alerts.jsonl');
   const nodeArgs = profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [];
   const { child, port } = await startEnforcerProcess(
+    repo,
     [
       '--policy-dir',
       join(work, 'policies'),
@@ -341,12 +362,10 @@ async function main(): Promise<void> {
     ],
     nodeArgs,
   );
-  const results: RunResult[] = [];
-  try {
-    await waitMessage('ready', 30000);
-    const pid = child.pid ?? 0;
-    for (let run = 0; run < runs; run++) {
-      const from = run * perRun;
+  await waitMessage('ready', 30000);
+  const pid = child.pid ?? 0;
+  return {
+    async run(from, alerts) {
       const stalled: Socket[] = Array.from({ length: STALLED_FOLLOWERS }, () => {
         const s = connect(port, '127.0.0.1');
         s.write(`GET /alerts?after=${from}&follow=1 HTTP/1.1\r\nHost: x\r\n\r\n`);
@@ -359,30 +378,85 @@ async function main(): Promise<void> {
       const loggedBefore = countNewlines(alertLog);
       const cpu0 = cpuMicrosOf(pid);
       const t0 = process.hrtime.bigint();
-      sender.send({ send: { from, to: from + perRun } });
+      sender.send({ send: { from, to: from + alerts } });
       await waitMessage('acked', 120000);
       const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
       const cpu = cpuMicrosOf(pid) - cpu0;
       const deadline = Date.now() + 30000;
-      while (follower.received() < perRun && Date.now() < deadline) await sleep(10);
+      while (follower.received() < alerts && !follower.endedBehind() && Date.now() < deadline)
+        await sleep(10);
       const logged = countNewlines(alertLog) - loggedBefore;
-      results.push({
-        alerts: perRun,
-        seconds,
-        pipelinePerSecond: perRun / seconds,
-        cpuMicrosPerAlert: cpu / perRun,
-        logged,
-        followerReceived: follower.received(),
-        unreportedLoss: perRun - logged,
-      });
       follower.close();
       for (const s of stalled) s.destroy();
+      return {
+        alerts,
+        seconds,
+        pipelinePerSecond: alerts / seconds,
+        cpuMicrosPerAlert: cpu / alerts,
+        logged,
+        followerReceived: follower.received(),
+        followerEndedBehind: follower.endedBehind(),
+        unreportedLoss: alerts - logged,
+      };
+    },
+    async stop() {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      sender.send({ stop: true });
+    },
+  };
+}
+
+function summary(results: readonly RunResult[]): Record<string, unknown> {
+  return {
+    pipelinePerSecond: median(results.map((r) => r.pipelinePerSecond)),
+    cpuMicrosPerAlert: median(results.map((r) => r.cpuMicrosPerAlert)),
+    unreportedLoss: results.reduce((n, r) => n + r.unreportedLoss, 0),
+    followerEndedBehind: results.filter((r) => r.followerEndedBehind).length,
+    followerMissed: results.reduce(
+      (n, r) => n + (r.followerEndedBehind ? 0 : r.alerts - r.followerReceived),
+      0,
+    ),
+    runs: results,
+  };
+}
+
+async function main(): Promise<void> {
+  const perRun = Number(argValue('--alerts') ?? 100000);
+  const runs = Number(argValue('--runs') ?? 3);
+  const profDir = argValue('--cpu-prof');
+  const out = argValue('--out');
+  const linesFile = argValue('--lines');
+  const baselineRepo = argValue('--baseline');
+  const work = mkdtempSync(join(tmpdir(), 'rtctl-bench-ap-'));
+  const loadAtStart = loadavg();
+  // A first run per enforcer warms it up (not counted).
+  const warmUp = Math.min(perRun, 20000);
+  const total = warmUp + perRun * runs;
+  const lines = linesFile ? recordedLines(linesFile, total) : generatedLines(total);
+  const feed = join(work, 'lines.ndjson');
+  writeFileSync(feed, `${lines.join('\n')}\n`);
+  const bytesPerLine = statSync(feed).size / total;
+  const measured: RunResult[] = [];
+  const baseline: RunResult[] = [];
+  const pipelines: Pipeline[] = [];
+  try {
+    const current = await startPipeline(REPO_ROOT, join(work, 'current'), feed, profDir);
+    pipelines.push(current);
+    const before = baselineRepo
+      ? await startPipeline(baselineRepo, join(work, 'baseline'), feed, undefined)
+      : undefined;
+    if (before) pipelines.push(before);
+    for (const p of pipelines) await p.run(0, warmUp);
+    // Runs alternate between the two enforcers, so that both see the same load.
+    for (let run = 0; run < runs; run++) {
+      const from = warmUp + run * perRun;
+      measured.push(await current.run(from, perRun));
+      if (before) baseline.push(await before.run(from, perRun));
     }
   } finally {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-    sender.send({ stop: true });
+    for (const p of pipelines) await p.stop();
     rmSync(work, { recursive: true, force: true });
   }
   const result = {
@@ -393,10 +467,18 @@ async function main(): Promise<void> {
     lines: linesFile ? `recorded (${linesFile})` : 'generated',
     bytesPerLine,
     followers: { stalled: STALLED_FOLLOWERS, reading: 1 },
-    pipelinePerSecond: median(results.map((r) => r.pipelinePerSecond)),
-    cpuMicrosPerAlert: median(results.map((r) => r.cpuMicrosPerAlert)),
-    unreportedLoss: results.reduce((n, r) => n + r.unreportedLoss, 0),
-    runs: results,
+    ...summary(measured),
+    ...(baselineRepo
+      ? {
+          baseline: { repo: baselineRepo, ...summary(baseline) },
+          cpuRatio:
+            median(measured.map((r) => r.cpuMicrosPerAlert)) /
+            median(baseline.map((r) => r.cpuMicrosPerAlert)),
+          rateRatio:
+            median(measured.map((r) => r.pipelinePerSecond)) /
+            median(baseline.map((r) => r.pipelinePerSecond)),
+        }
+      : {}),
   };
   const json = `${JSON.stringify(result, null, 2)}\n`;
   process.stdout.write(json);
