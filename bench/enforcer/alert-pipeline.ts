@@ -188,7 +188,10 @@ interface RunResult {
   alerts: number;
   seconds: number;
   pipelinePerSecond: number;
+  /** The enforcer's CPU (user + system, every thread) per alert, µs; then the two parts. */
   cpuMicrosPerAlert: number;
+  userMicrosPerAlert: number;
+  systemMicrosPerAlert: number;
   logged: number;
   /** Alert lines the reading follower received (the stream-end line included, when it was ended). */
   followerReceived: number;
@@ -197,9 +200,10 @@ interface RunResult {
   unreportedLoss: number;
 }
 
-function cpuMicrosOf(pid: number): number {
+/** User and system CPU of a process (every thread), µs. */
+function cpuMicrosOf(pid: number): { user: number; system: number } {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return ((Number(f[11]) + Number(f[12])) * 1e6) / 100;
+  return { user: (Number(f[11]) * 1e6) / 100, system: (Number(f[12]) * 1e6) / 100 };
 }
 
 function countNewlines(file: string): number {
@@ -381,7 +385,7 @@ async function startPipeline(
       sender.send({ send: { from, to: from + alerts } });
       await waitMessage('acked', 120000);
       const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-      const cpu = cpuMicrosOf(pid) - cpu0;
+      const cpu1 = cpuMicrosOf(pid);
       const deadline = Date.now() + 30000;
       while (follower.received() < alerts && !follower.endedBehind() && Date.now() < deadline)
         await sleep(10);
@@ -392,7 +396,9 @@ async function startPipeline(
         alerts,
         seconds,
         pipelinePerSecond: alerts / seconds,
-        cpuMicrosPerAlert: cpu / alerts,
+        cpuMicrosPerAlert: (cpu1.user - cpu0.user + cpu1.system - cpu0.system) / alerts,
+        userMicrosPerAlert: (cpu1.user - cpu0.user) / alerts,
+        systemMicrosPerAlert: (cpu1.system - cpu0.system) / alerts,
         logged,
         followerReceived: follower.received(),
         followerEndedBehind: follower.endedBehind(),
@@ -412,6 +418,8 @@ function summary(results: readonly RunResult[]): Record<string, unknown> {
   return {
     pipelinePerSecond: median(results.map((r) => r.pipelinePerSecond)),
     cpuMicrosPerAlert: median(results.map((r) => r.cpuMicrosPerAlert)),
+    userMicrosPerAlert: median(results.map((r) => r.userMicrosPerAlert)),
+    systemMicrosPerAlert: median(results.map((r) => r.systemMicrosPerAlert)),
     unreportedLoss: results.reduce((n, r) => n + r.unreportedLoss, 0),
     followerEndedBehind: results.filter((r) => r.followerEndedBehind).length,
     followerMissed: results.reduce(
