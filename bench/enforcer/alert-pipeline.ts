@@ -8,7 +8,9 @@
 // last), `cpuMicrosPerAlert` (the enforcer process's user + system CPU over the run, per alert), and checks
 // that every alert was logged once and received by the reading follower (`unreportedLoss` must be 0).
 // Run: `node --import tsx bench/enforcer/alert-pipeline.ts [--alerts N] [--runs R] [--lines FILE]
-// [--baseline CHECKOUT] [--cpu-prof DIR] [--out FILE]` (no root needed). `--baseline CHECKOUT` measures that
+// [--baseline CHECKOUT] [--batch-events N] [--cpu-prof DIR] [--out FILE]` (no root needed). `--batch-events N`
+// sends batches of N events, each once the last is acknowledged (a helper whose batches are cut by its 4 ms
+// timer at a low rate): the cost of each batch (a wake-up, a read, a log write, an acknowledgement) shows. `--baseline CHECKOUT` measures that
 // checkout's enforcer too (e.g. the main branch), its runs alternating with ours: `cpuRatio` and `rateRatio`
 // compare the two under the same load. `--lines FILE` replays recorded event lines (one per line,
 // as the helper writes them; their seq, workload and generation are rewritten); without it the lines are
@@ -99,7 +101,7 @@ function recordedLines(file: string, n: number): string[] {
 
 type SenderMessage = { send: { from: number; to: number } } | { stop: true };
 
-function runSender(socketPath: string, linesFile: string): void {
+function runSender(socketPath: string, linesFile: string, batchEvents: number): void {
   const lines = readFileSync(linesFile, 'utf8').split('\n');
   const lineEnd: number[] = []; // byte offset after line i (0-based), in the ring's accounting
   let total = 0;
@@ -113,12 +115,15 @@ function runSender(socketPath: string, linesFile: string): void {
   const pump = (): void => {
     if (events === undefined || waitingDrain) return;
     while (sent < target) {
-      // Bytes not acknowledged (a ring of RING_BYTES): wait for an ACK when full.
+      // Bytes not acknowledged (a ring of RING_BYTES): wait for an ACK when full. With `batchEvents`, one
+      // batch of that many events at a time, the next once it is acknowledged.
       const ackedBytes = acked === 0 ? 0 : (lineEnd[acked - 1] ?? 0);
       if ((lineEnd[sent - 1] ?? 0) - ackedBytes >= RING_BYTES) return;
+      if (batchEvents > 0 && acked < sent) return;
       let end = sent;
       let bytes = 0;
-      while (end < target && bytes < BATCH_BYTES) bytes += Buffer.byteLength(lines[end++] ?? '') + 1;
+      if (batchEvents > 0) end = Math.min(target, sent + batchEvents);
+      else while (end < target && bytes < BATCH_BYTES) bytes += Buffer.byteLength(lines[end++] ?? '') + 1;
       const chunk = `${lines.slice(sent, end).join('\n')}\n`;
       sent = end;
       if (!events.write(chunk)) {
@@ -319,12 +324,13 @@ async function startPipeline(
   work: string,
   feed: string,
   profDir: string | undefined,
+  batchEvents: number,
 ): Promise<Pipeline> {
   const stateDir = join(work, 'state');
   mkdirSync(stateDir, { recursive: true });
   mkdirSync(join(work, 'policies'), { recursive: true });
   const socketPath = join(stateDir, 'fanotify.sock');
-  const sender = fork(SELF, ['--sender', socketPath, feed], {
+  const sender = fork(SELF, ['--sender', socketPath, feed, String(batchEvents)], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -437,6 +443,7 @@ async function main(): Promise<void> {
   const out = argValue('--out');
   const linesFile = argValue('--lines');
   const baselineRepo = argValue('--baseline');
+  const batchEvents = Number(argValue('--batch-events') ?? 0);
   const work = mkdtempSync(join(tmpdir(), 'rtctl-bench-ap-'));
   const loadAtStart = loadavg();
   // A first run per enforcer warms it up (not counted).
@@ -450,10 +457,10 @@ async function main(): Promise<void> {
   const baseline: RunResult[] = [];
   const pipelines: Pipeline[] = [];
   try {
-    const current = await startPipeline(REPO_ROOT, join(work, 'current'), feed, profDir);
+    const current = await startPipeline(REPO_ROOT, join(work, 'current'), feed, profDir, batchEvents);
     pipelines.push(current);
     const before = baselineRepo
-      ? await startPipeline(baselineRepo, join(work, 'baseline'), feed, undefined)
+      ? await startPipeline(baselineRepo, join(work, 'baseline'), feed, undefined, batchEvents)
       : undefined;
     if (before) pipelines.push(before);
     for (const p of pipelines) await p.run(0, warmUp);
@@ -475,6 +482,7 @@ async function main(): Promise<void> {
     lines: linesFile ? `recorded (${linesFile})` : 'generated',
     bytesPerLine,
     followers: { stalled: STALLED_FOLLOWERS, reading: 1 },
+    batches: batchEvents > 0 ? `${batchEvents} events, each sent once the last is acknowledged` : '64 KiB',
     ...summary(measured),
     ...(baselineRepo
       ? {
@@ -506,7 +514,7 @@ function existsSocket(path: string): boolean {
 
 if (process.argv.includes('--sender')) {
   const i = process.argv.indexOf('--sender');
-  runSender(process.argv[i + 1] ?? '', process.argv[i + 2] ?? '');
+  runSender(process.argv[i + 1] ?? '', process.argv[i + 2] ?? '', Number(process.argv[i + 3] ?? 0));
 } else {
   main().then(
     () => process.exit(0),
