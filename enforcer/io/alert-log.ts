@@ -11,7 +11,9 @@ import {
   renameSync,
   unlinkSync,
   write,
+  writeSync,
   writev,
+  writevSync,
 } from 'node:fs';
 import type { Logger } from 'pino';
 import { encodedBuffers, type SequencedAlert } from '../alerts/alert-hub.js';
@@ -27,6 +29,11 @@ export interface AlertLogOptions {
   mode?: number;
   /** Group id owning the files (default: the process's). */
   gid?: number;
+  /**
+   * Write on the event loop's thread while writes are fast (default true); false: always in the thread
+   * pool. Either way a write slower than SLOW_WRITE_MS moves the log to the thread pool for good.
+   */
+  writeOnThread?: boolean;
   logger: Logger;
 }
 
@@ -50,6 +57,9 @@ export interface AlertLog {
   /** Writes what is pending and closes the file. */
   close(): Promise<void>;
 }
+
+/** A write taking longer than this (ms) moves the log's writes off the event loop's thread. */
+const SLOW_WRITE_MS = 5;
 
 /** Defaults of the alert log. */
 export const ALERT_LOG_DEFAULTS = { maxBytes: 64 * 1024 * 1024, maxFiles: 5, mode: 0o640 } as const;
@@ -81,6 +91,7 @@ export function openAlertLog(options: AlertLogOptions): AlertLog {
   let bytes = fstatSync(fd).size;
   let rotations = 0;
   let writeErrors = 0;
+  let writeOnThread = options.writeOnThread ?? true;
   let pending: (string | SequencedAlert)[] = [];
   let callbacks: (() => void)[] = [];
   let writing = false;
@@ -112,8 +123,33 @@ export function openAlertLog(options: AlertLogOptions): AlertLog {
     });
   };
 
-  /** Writes the buffers in order, in one call when the file takes them whole. */
+  /**
+   * Writes the buffers in order, in one call when the file takes them whole: on this thread while the file
+   * system takes a batch in under SLOW_WRITE_MS (a local disk's page cache: one system call, where the
+   * thread pool costs two thread switches per batch), else, from the first slow write on, in the thread
+   * pool, so that a slow or network file system does not hold up the event loop again.
+   */
   const writeBuffers = (bufs: Buffer[], size: number, done: (err: Error | null) => void): void => {
+    if (writeOnThread) {
+      const started = process.hrtime.bigint();
+      let error: Error | null = null;
+      try {
+        let n = bufs.length === 1 ? writeSync(fd, bufs[0] as Buffer) : writevSync(fd, bufs);
+        if (n < size) {
+          const rest = Buffer.concat(bufs, size);
+          while (n < size) n += writeSync(fd, rest, n, size - n);
+        }
+      } catch (err) {
+        error = err as Error;
+      }
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (ms > SLOW_WRITE_MS) {
+        writeOnThread = false;
+        logger.warn({ path, ms }, 'alert log write was slow; writing in the thread pool from now on');
+      }
+      done(error);
+      return;
+    }
     if (bufs.length === 1) {
       writeAll(bufs[0] as Buffer, 0, done);
       return;

@@ -3,7 +3,8 @@
 // astral characters, controls, lone surrogates), however publishing and encoding interleave, and also for
 // an alert that left the ring before anything asked for its bytes (the log may still be holding it).
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -75,25 +76,61 @@ describe('alert hub: each line encoded once, bytes shared by every writer', () =
     assert.equal(buffers[0]?.buffer, first?.buffer.buffer);
   });
 
-  it('the alert log writes a hub alert with the same bytes as its line, strings and alerts mixed in order', async () => {
+  for (const writeOnThread of [true, false])
+    it(`the alert log writes a hub alert with the same bytes as its line, strings and alerts mixed in order (${writeOnThread ? 'on the event loop thread' : 'in the thread pool'})`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'rtctl-hub-encoding-'));
+      try {
+        const path = join(dir, 'alerts.jsonl');
+        const log = openAlertLog({ path, logger: pino({ level: 'silent' }), writeOnThread });
+        const hub = createAlertHub(4);
+        const expected: string[] = [];
+        const written: Promise<void>[] = [];
+        for (let i = 0; i < 30; i++) {
+          const resource = i % 3 === 0 ? `/tmp/\u00fc-${i}\ud83d\ude00\n` : `/r${i}`;
+          const item = hub.publish(record(resource, i), 0);
+          expected.push(item.line);
+          written.push(new Promise((resolve) => log.append(i % 5 === 4 ? item.line : item, resolve)));
+          // Some turns end between appends: the log writes what it has, the hub encodes a new segment.
+          if (i % 7 === 6) await new Promise((resolve) => setImmediate(resolve));
+        }
+        await Promise.all(written);
+        await log.close();
+        assert.equal(readFileSync(path, 'utf8'), `${expected.join('\n')}\n`);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+  it('the alert log moves its writes to the thread pool after a slow write (a pipe whose reader is late)', async function () {
+    this.timeout(20000);
     const dir = mkdtempSync(join(tmpdir(), 'rtctl-hub-encoding-'));
     try {
-      const path = join(dir, 'alerts.jsonl');
-      const log = openAlertLog({ path, logger: pino({ level: 'silent' }) });
-      const hub = createAlertHub(4);
+      const fifo = join(dir, 'alerts.fifo');
+      const copy = join(dir, 'copy.jsonl');
+      assert.equal(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
+      // Held open (read and write, so opening it does not wait) until the late reader has started.
+      const holder = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+      const warnings: string[] = [];
+      const logger = pino({ level: 'warn' }, { write: (l: string) => void warnings.push(l) });
+      const log = openAlertLog({ path: fifo, logger });
+      const hub = createAlertHub(1000);
       const expected: string[] = [];
       const written: Promise<void>[] = [];
-      for (let i = 0; i < 30; i++) {
-        const resource = i % 3 === 0 ? `/tmp/\u00fc-${i}\ud83d\ude00\n` : `/r${i}`;
-        const item = hub.publish(record(resource, i), 0);
+      const reader = spawn('sh', ['-c', `sleep 0.3; exec cat "${fifo}" > "${copy}"`]);
+      const readerDone = new Promise<number | null>((resolve) => reader.once('exit', resolve));
+      // More than a pipe holds (64 KiB): the first write waits for the reader, 300 ms.
+      for (let i = 0; i < 600; i++) {
+        const item = hub.publish(record(`/${'x'.repeat(300)}/${i}`, i), 0);
         expected.push(item.line);
-        written.push(new Promise((resolve) => log.append(i % 5 === 4 ? item.line : item, resolve)));
-        // Some turns end between appends: the log writes what it has, the hub encodes a new segment.
-        if (i % 7 === 6) await new Promise((resolve) => setImmediate(resolve));
+        written.push(new Promise((resolve) => log.append(item, resolve)));
+        if (i % 200 === 199) await new Promise((resolve) => setImmediate(resolve));
       }
       await Promise.all(written);
       await log.close();
-      assert.equal(readFileSync(path, 'utf8'), `${expected.join('\n')}\n`);
+      closeSync(holder);
+      assert.equal(await readerDone, 0);
+      assert.equal(readFileSync(copy, 'utf8'), `${expected.join('\n')}\n`);
+      assert.equal(warnings.filter((w) => w.includes('writing in the thread pool from now on')).length, 1);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
