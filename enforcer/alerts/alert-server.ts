@@ -74,11 +74,6 @@ export interface AlertServerOptions {
   idleTimeoutMs?: number;
   /** Time to receive a request's headers. Default 5 000 ms. */
   headersTimeoutMs?: number;
-  /**
-   * A stream with fewer alerts waiting than make a full write is written on the next flush tick, at most
-   * this long after the first of them was published, so small bursts coalesce. Default 5 ms; 0: every turn.
-   */
-  flushMs?: number;
 }
 
 const DEFAULTS = {
@@ -89,39 +84,10 @@ const DEFAULTS = {
   maxLag: 5000,
   idleTimeoutMs: 60000,
   headersTimeoutMs: 5000,
-  flushMs: 5,
 };
 
 /** Most bytes written to a stream in one write call (lines are joined up to this). */
 const WRITE_BATCH_BYTES = 64 * 1024;
-
-/** Alerts waiting that make a stream write at once rather than on the next flush tick (about 64 KiB). */
-const FULL_WRITE_ALERTS = 128;
-
-/** Runs the callbacks added since its last tick, once, `flushMs` after the first (one timer for all). */
-interface FlushTicker {
-  add(callback: () => void): void;
-}
-
-function createFlushTicker(flushMs: number): FlushTicker {
-  let due: (() => void)[] = [];
-  let armed = false;
-  const tick = (): void => {
-    armed = false;
-    const run = due;
-    due = [];
-    for (const callback of run) callback();
-  };
-  return {
-    add(callback) {
-      due.push(callback);
-      if (armed) return;
-      armed = true;
-      if (flushMs > 0) setTimeout(tick, flushMs).unref();
-      else setImmediate(tick);
-    },
-  };
-}
 
 interface Stream {
   res: ServerResponse;
@@ -181,7 +147,6 @@ function serveAlerts(
   options: AlertServerOptions,
   streams: Set<Stream>,
   onBehind: () => void,
-  ticker: FlushTicker,
 ): void {
   const afterText = url.searchParams.get('after') ?? '0';
   const after = /^\d{1,15}$/.test(afterText) ? Number(afterText) : NaN;
@@ -306,27 +271,15 @@ function serveAlerts(
       res.end();
     }
   };
-  // Alerts are published in bursts (a batch from the data plane): a stream is pumped once per turn of the
-  // event loop when a full write is waiting, else on the server's next flush tick (every `flushMs`, one
-  // timer for every stream), so that small bursts coalesce into one write per stream and tick.
-  let immediate = false;
-  const runNow = (): void => {
-    immediate = false;
-    pump();
-  };
-  const runOnTick = (): void => {
-    scheduled = false;
-    pump();
-  };
+  // Alerts are published in bursts (a batch from the data plane): the stream is pumped once per turn of the
+  // event loop, so a burst is one write, not one per alert.
   const schedule = (): void => {
-    if (immediate || ended) return;
-    if (hub.count() - cursor >= FULL_WRITE_ALERTS) {
-      immediate = true;
-      setImmediate(runNow);
-    } else if (!scheduled) {
-      scheduled = true;
-      ticker.add(runOnTick);
-    }
+    if (scheduled || ended) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      pump();
+    });
   };
   const unsubscribe = follow ? hub.subscribe(schedule) : (): boolean => true;
   const keepAlive = setInterval(() => {
@@ -363,7 +316,6 @@ async function clearStaleSocket(path: string): Promise<void> {
 /** Starts the alert server. */
 export async function startAlertServer(options: AlertServerOptions): Promise<AlertServer> {
   const streams = new Set<Stream>();
-  const ticker = createFlushTicker(options.flushMs ?? DEFAULTS.flushMs);
   let endedBehind = 0;
   let connections = 0;
   const headersTimeout = options.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs;
@@ -381,7 +333,7 @@ export async function startAlertServer(options: AlertServerOptions): Promise<Ale
         if (req.method !== 'GET') {
           res.writeHead(405).end();
         } else if (url.pathname === '/alerts') {
-          serveAlerts(req, res, url, options, streams, () => endedBehind++, ticker);
+          serveAlerts(req, res, url, options, streams, () => endedBehind++);
         } else if (url.pathname === '/healthz') {
           res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
         } else if (url.pathname === '/metrics' && options.metrics) {
