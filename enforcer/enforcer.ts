@@ -207,7 +207,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
       const item = options.hub.publish(alert, eventTimeMs(event));
       if (log) {
         waiting.push(seq);
-        log.append(item.line, onLogged);
+        log.append(item, onLogged);
       } else if (seq !== undefined) plane.acknowledge?.(seq);
     }
   };

@@ -370,6 +370,8 @@ async function main(): Promise<void> {
       helperDropped: 0,
       helperCpuMicrosPerAlert: NaN,
       enforcerCpuMicrosPerAlert: NaN,
+      enforcerIdleCpuMicrosPerSecond: NaN,
+      enforcerNetCpuMicrosPerAlert: NaN,
       generatorCpuMicrosPerAlert: NaN,
       loadAverage: [] as number[],
     };
@@ -469,6 +471,17 @@ async function main(): Promise<void> {
           // flood (user + system): per alert, figures that depend little on other load on the machine.
           const helperPid = helperPidOf(join(stateDir, 'fanotify.sock'));
           const cpuMicros = processCpuMicros;
+          // What the enforcer spends with no alert in the same time: its workload poll (--poll-ms 200: a
+          // container listing and a rebuild of the 1 000-rule state) and the /status polls below (every
+          // 50 ms), over one second; enforcerCpuMicrosPerAlert includes this, enforcerNetCpuMicrosPerAlert not.
+          const idleCpu0 = cpuMicros(pid);
+          const idleStart = process.hrtime.bigint();
+          while (process.hrtime.bigint() - idleStart < 1_000_000_000n) {
+            await statusNow();
+            await sleep(50);
+          }
+          e2e.enforcerIdleCpuMicrosPerSecond =
+            (cpuMicros(pid) - idleCpu0) / (Number(process.hrtime.bigint() - idleStart) / 1e9);
           const enforcerCpu0 = cpuMicros(pid);
           const helperCpu0 = cpuMicros(helperPid);
           const generatorCpu0 = containerCpuMicros(c.pid);
@@ -494,6 +507,9 @@ async function main(): Promise<void> {
           e2e.wallSeconds = Number(process.hrtime.bigint() - floodStart) / 1e9;
           e2e.logged = loggedLines() - loggedBefore;
           e2e.enforcerCpuMicrosPerAlert = (cpuMicros(pid) - enforcerCpu0) / ALERT_LOOPS;
+          e2e.enforcerNetCpuMicrosPerAlert =
+            e2e.enforcerCpuMicrosPerAlert -
+            (e2e.enforcerIdleCpuMicrosPerSecond * e2e.wallSeconds) / ALERT_LOOPS;
           e2e.helperCpuMicrosPerAlert = (cpuMicros(helperPid) - helperCpu0) / ALERT_LOOPS;
           e2e.loadAverage = loadavg();
           // The alert path's time: from the first flood alert's event (the earliest UpdatedTime, the helper's
@@ -548,6 +564,10 @@ async function main(): Promise<void> {
         wallSeconds: e2e.wallSeconds,
         helperCpuMicrosPerAlert: e2e.helperCpuMicrosPerAlert,
         enforcerCpuMicrosPerAlert: e2e.enforcerCpuMicrosPerAlert,
+        // The enforcer's CPU with no alerts (workload and /status polls), per second, and the CPU per alert
+        // without it (enforcerCpuMicrosPerAlert less that rate over the flood's wall time).
+        enforcerIdleCpuMicrosPerSecond: e2e.enforcerIdleCpuMicrosPerSecond,
+        enforcerNetCpuMicrosPerAlert: e2e.enforcerNetCpuMicrosPerAlert,
         generatorCpuMicrosPerAlert: e2e.generatorCpuMicrosPerAlert,
         generatorOnly,
         loadAverage: e2e.loadAverage,

@@ -112,19 +112,30 @@ function batchAfter(hub: AlertHub, cursor: number): Batch | undefined {
   const cached = lastBatch.get(hub);
   if (cached !== undefined && cached.first === cursor + 1) return cached;
   const head = hub.count();
-  const lines: string[] = [];
+  // The hub's encoded bytes, shared with the log and every other stream: a view of one segment when the
+  // lines are in one (the usual case), else the views joined.
+  const parts: Buffer[] = [];
+  let buffer: Buffer | undefined;
+  let start = 0;
+  let end = 0;
   let size = 0;
   let last = cursor;
   while (last < head && size < WRITE_BATCH_BYTES) {
     const item = hub.at(last + 1);
     if (item === undefined) break;
-    lines.push(item.line);
-    size += item.line.length + 1;
+    const span = item.encoded();
+    if (span.buffer !== buffer || span.start !== end) {
+      if (buffer !== undefined) parts.push(buffer.subarray(start, end));
+      ({ buffer, start } = span);
+    }
+    end = span.end;
+    size += span.end - span.start;
     last = item.seq;
   }
-  if (lines.length === 0) return undefined;
-  lines.push('');
-  const batch = { first: cursor + 1, last, bytes: Buffer.from(lines.join('\n')) };
+  if (buffer === undefined) return undefined;
+  parts.push(buffer.subarray(start, end));
+  const bytes = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, size);
+  const batch = { first: cursor + 1, last, bytes };
   lastBatch.set(hub, batch);
   return batch;
 }

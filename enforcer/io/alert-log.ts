@@ -11,8 +11,12 @@ import {
   renameSync,
   unlinkSync,
   write,
+  writeSync,
+  writev,
+  writevSync,
 } from 'node:fs';
 import type { Logger } from 'pino';
+import { encodedBuffers, type SequencedAlert } from '../alerts/alert-hub.js';
 
 /** Options of the alert log. */
 export interface AlertLogOptions {
@@ -25,6 +29,11 @@ export interface AlertLogOptions {
   mode?: number;
   /** Group id owning the files (default: the process's). */
   gid?: number;
+  /**
+   * Write on the event loop's thread while writes are fast (default true); false: always in the thread
+   * pool. Either way a write slower than SLOW_WRITE_MS moves the log to the thread pool for good.
+   */
+  writeOnThread?: boolean;
   logger: Logger;
 }
 
@@ -39,12 +48,18 @@ export interface AlertLogStats {
 
 /** An open alert log. */
 export interface AlertLog {
-  /** Appends one line (no newline); `onWritten` runs once it is written (or its write failed, counted). */
-  append(line: string, onWritten?: () => void): void;
+  /**
+   * Appends one line (no newline), or a hub's alert (its bytes are the hub's, encoded once for every writer);
+   * `onWritten` runs once it is written (or its write failed, counted).
+   */
+  append(line: string | SequencedAlert, onWritten?: () => void): void;
   stats(): AlertLogStats;
   /** Writes what is pending and closes the file. */
   close(): Promise<void>;
 }
+
+/** A write taking longer than this (ms) moves the log's writes off the event loop's thread. */
+const SLOW_WRITE_MS = 5;
 
 /** Defaults of the alert log. */
 export const ALERT_LOG_DEFAULTS = { maxBytes: 64 * 1024 * 1024, maxFiles: 5, mode: 0o640 } as const;
@@ -76,7 +91,8 @@ export function openAlertLog(options: AlertLogOptions): AlertLog {
   let bytes = fstatSync(fd).size;
   let rotations = 0;
   let writeErrors = 0;
-  let pending: string[] = [];
+  let writeOnThread = options.writeOnThread ?? true;
+  let pending: (string | SequencedAlert)[] = [];
   let callbacks: (() => void)[] = [];
   let writing = false;
   let scheduled = false;
@@ -107,6 +123,65 @@ export function openAlertLog(options: AlertLogOptions): AlertLog {
     });
   };
 
+  /**
+   * Writes the buffers in order, in one call when the file takes them whole: on this thread while the file
+   * system takes a batch in under SLOW_WRITE_MS (a local disk's page cache: one system call, where the
+   * thread pool costs two thread switches per batch), else, from the first slow write on, in the thread
+   * pool, so that a slow or network file system does not hold up the event loop again.
+   */
+  const writeBuffers = (bufs: Buffer[], size: number, done: (err: Error | null) => void): void => {
+    if (writeOnThread) {
+      const started = process.hrtime.bigint();
+      let error: Error | null = null;
+      try {
+        let n = bufs.length === 1 ? writeSync(fd, bufs[0] as Buffer) : writevSync(fd, bufs);
+        if (n < size) {
+          const rest = Buffer.concat(bufs, size);
+          while (n < size) n += writeSync(fd, rest, n, size - n);
+        }
+      } catch (err) {
+        error = err as Error;
+      }
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (ms > SLOW_WRITE_MS) {
+        writeOnThread = false;
+        logger.warn({ path, ms }, 'alert log write was slow; writing in the thread pool from now on');
+      }
+      done(error);
+      return;
+    }
+    if (bufs.length === 1) {
+      writeAll(bufs[0] as Buffer, 0, done);
+      return;
+    }
+    writev(fd, bufs, null, (err, n) => {
+      if (err) done(err);
+      else if (n < size) writeAll(Buffer.concat(bufs, size), n, done);
+      else done(null);
+    });
+  };
+
+  /** The pending lines as bytes, in order: strings encoded together, alerts as the hub's bytes. */
+  const bytesOf = (lines: readonly (string | SequencedAlert)[]): Buffer[] => {
+    const out: Buffer[] = [];
+    let strings: string[] = [];
+    let alerts: SequencedAlert[] = [];
+    for (const l of lines) {
+      if (typeof l === 'string') {
+        if (alerts.length > 0) out.push(...encodedBuffers(alerts));
+        alerts = [];
+        strings.push(l);
+      } else {
+        if (strings.length > 0) out.push(Buffer.from(`${strings.join('\n')}\n`));
+        strings = [];
+        alerts.push(l);
+      }
+    }
+    if (alerts.length > 0) out.push(...encodedBuffers(alerts));
+    if (strings.length > 0) out.push(Buffer.from(`${strings.join('\n')}\n`));
+    return out;
+  };
+
   const flush = (): void => {
     scheduled = false;
     if (writing) return;
@@ -114,18 +189,20 @@ export function openAlertLog(options: AlertLogOptions): AlertLog {
       for (const f of idle.splice(0)) f();
       return;
     }
-    const buf = Buffer.from(`${pending.join('\n')}\n`);
+    const bufs = bytesOf(pending);
+    let size = 0;
+    for (const b of bufs) size += b.length;
     const done = callbacks;
     pending = [];
     callbacks = [];
     writing = true;
     try {
-      if (bytes > 0 && bytes + buf.length > maxBytes) rotate();
+      if (bytes > 0 && bytes + size > maxBytes) rotate();
     } catch (err) {
       writeErrors++;
       logger.error({ err, path }, 'alert log rotation failed; writing on');
     }
-    writeAll(buf, 0, (err) => {
+    writeBuffers(bufs, size, (err) => {
       writing = false;
       if (err) {
         writeErrors++;
@@ -133,7 +210,7 @@ export function openAlertLog(options: AlertLogOptions): AlertLog {
           { err, path, lines: done.length },
           'alert log write failed; those alerts are only on the stream',
         );
-      } else bytes += buf.length;
+      } else bytes += size;
       for (const f of done) f();
       flush();
     });
