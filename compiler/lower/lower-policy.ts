@@ -148,6 +148,19 @@ export const RULE_LISTS: readonly ListSpec[] = (
   ] satisfies ReadonlyArray<Omit<ListSpec, 'pointer'>>
 ).map((ls) => ({ ...ls, pointer: `/spec/${ls.section}/${ls.list}` }));
 
+/** RULE_LISTS by section, in the same order (a policy names few sections: the others are passed over once). */
+const RULE_SECTIONS: ReadonlyArray<{ name: string; lists: ListSpec[] }> = RULE_LISTS.reduce<
+  Array<{ name: string; lists: ListSpec[] }>
+>((sections, ls) => {
+  const last = sections[sections.length - 1];
+  if (last?.name === ls.section) last.lists.push(ls);
+  else sections.push({ name: ls.section, lists: [ls] });
+  return sections;
+}, []);
+
+/** The lists of the syscalls section, in the order their rules are lowered. */
+const SYSCALL_LISTS = ['matchSyscalls', 'matchPaths'] as const;
+
 /** An address rule; a CIDR that does not parse lowers to nothing (lint reports it as RT3019). */
 function address(r: RawRule): Matcher | undefined {
   if (r.cidr === undefined) return undefined;
@@ -362,53 +375,58 @@ function locationAt(placement: Placement, pointer: string): SourceLocation {
 function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
   const spec = doc.object.spec as unknown as Inherited & Record<string, unknown>;
   const rules: Rule[] = [];
-  for (const ls of RULE_LISTS) {
-    const section = spec[ls.section] as RawSection | undefined;
-    const list = section?.[ls.list] as readonly RawRule[] | undefined;
-    if (list === undefined) continue;
-    for (let i = 0; i < list.length; i++) {
-      const r = list[i] as RawRule;
-      const matcher = ls.matcher(r);
-      const action = resolveAction(r, section, spec);
-      if (matcher === undefined || action === undefined) continue;
-      rules.push({
-        operation: ls.operation,
-        matcher,
-        fromSource: lowerSources(r.fromSource),
-        readOnly: r.readOnly === true,
-        ownerOnly: r.ownerOnly === true,
-        action,
-        severity: r.severity ?? section?.severity ?? spec.severity ?? DEFAULT_SEVERITY,
-        tags: copyStrings(r.tags ?? section?.tags ?? spec.tags),
-        message: r.message ?? section?.message ?? spec.message ?? '',
-        allowedArgs: copyStrings(r.allowedArgs),
-        // `pts` makes a terminal rule whatever its value: `pts: false` too applies only to processes with a
-        // terminal, as the reference reads it (RT3025 warns; docs/semantics.md).
-        pts: r.pts === true || r.pts === false,
-        location: locationAt(placement, itemPointer(ls.pointer, i)),
-      });
+  for (const { name, lists } of RULE_SECTIONS) {
+    const section = spec[name] as RawSection | undefined;
+    // A section written with no value (null) has no rules, as one left out.
+    if (section === undefined || section === null) continue;
+    for (const ls of lists) {
+      const list = section[ls.list] as readonly RawRule[] | undefined;
+      if (list === undefined) continue;
+      for (let i = 0; i < list.length; i++) {
+        const r = list[i] as RawRule;
+        const matcher = ls.matcher(r);
+        const action = resolveAction(r, section, spec);
+        if (matcher === undefined || action === undefined) continue;
+        rules.push({
+          operation: ls.operation,
+          matcher,
+          fromSource: lowerSources(r.fromSource),
+          readOnly: r.readOnly === true,
+          ownerOnly: r.ownerOnly === true,
+          action,
+          severity: r.severity ?? section?.severity ?? spec.severity ?? DEFAULT_SEVERITY,
+          tags: copyStrings(r.tags ?? section?.tags ?? spec.tags),
+          message: r.message ?? section?.message ?? spec.message ?? '',
+          allowedArgs: copyStrings(r.allowedArgs),
+          // `pts` makes a terminal rule whatever its value: `pts: false` too applies only to processes with a
+          // terminal, as the reference reads it (RT3025 warns; docs/semantics.md).
+          pts: r.pts === true || r.pts === false,
+          location: locationAt(placement, itemPointer(ls.pointer, i)),
+        });
+      }
     }
   }
   const syscalls = spec['syscalls'] as RawSyscalls | undefined;
   const syscallRules: SyscallRule[] = [];
-  for (const list of ['matchSyscalls', 'matchPaths'] as const) {
-    syscalls?.[list]?.forEach((r, i) => {
-      const action = resolveAction(r, syscalls, spec);
-      if (action === undefined) return;
-      const rule: SyscallRule = {
-        syscalls: [...(r.syscall ?? [])],
-        recursive: r.recursive === true,
-        fromSource: lowerSources(r.fromSource),
-        action,
-        ...resolveInherited(r, syscalls, spec),
-        location: locationAt(placement, itemPointer(`/spec/syscalls/${list}`, i)),
-      };
-      if (r.path !== undefined) rule.path = r.path;
-      syscallRules.push(rule);
-    });
-  }
+  if (syscalls !== undefined && syscalls !== null)
+    for (const list of SYSCALL_LISTS) {
+      syscalls[list]?.forEach((r, i) => {
+        const action = resolveAction(r, syscalls, spec);
+        if (action === undefined) return;
+        const rule: SyscallRule = {
+          syscalls: [...(r.syscall ?? [])],
+          recursive: r.recursive === true,
+          fromSource: lowerSources(r.fromSource),
+          action,
+          ...resolveInherited(r, syscalls, spec),
+          location: locationAt(placement, itemPointer(`/spec/syscalls/${list}`, i)),
+        };
+        if (r.path !== undefined) rule.path = r.path;
+        syscallRules.push(rule);
+      });
+    }
   const presets: PresetRule[] = [];
-  ((spec['presets'] as Array<{ name: string; action?: string }> | undefined) ?? []).forEach((p, i) => {
+  (spec['presets'] as Array<{ name: string; action?: string }> | undefined)?.forEach((p, i) => {
     const action = resolveAction(p, spec);
     if (action !== undefined)
       presets.push({
@@ -455,10 +473,10 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
     namespace: doc.kind === 'RuntimePolicy' ? (doc.object.metadata.namespace ?? DEFAULT_NAMESPACE) : '',
     target: targetOf(doc),
     rules: tight(rules),
-    syscallRules: syscallRules.length === 0 ? NO_SYSCALL_RULES : syscallRules,
-    presets: presets.length === 0 ? NO_PRESETS : presets,
-    dnsQueryRules: dnsQueryRules.length === 0 ? NO_DNS_QUERY_RULES : dnsQueryRules,
-    deviceRules: deviceRules.length === 0 ? NO_DEVICE_RULES : deviceRules,
+    syscallRules: syscallRules.length === 0 ? NO_SYSCALL_RULES : tight(syscallRules),
+    presets: presets.length === 0 ? NO_PRESETS : tight(presets),
+    dnsQueryRules: dnsQueryRules.length === 0 ? NO_DNS_QUERY_RULES : tight(dnsQueryRules),
+    deviceRules: deviceRules.length === 0 ? NO_DEVICE_RULES : tight(deviceRules),
     apparmor: typeof spec['apparmor'] === 'string' ? spec['apparmor'] : '',
     location: locationAt(placement, ''),
   };
