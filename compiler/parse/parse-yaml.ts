@@ -372,8 +372,28 @@ class EventIndex {
   }
 }
 
-/** Splits an RFC 6901 pointer into unescaped segments. */
-export function splitPointer(pointer: string): string[] {
+/**
+ * Segments by pointer: the findings of many documents name the same few pointers
+ * (`/spec/network/matchProtocols/0`). Bounded in entries and in pointer length, so that odd input costs time,
+ * not memory. The lists are frozen: callers read them.
+ */
+const pointerSegments = new Map<string, readonly string[]>();
+const MAX_POINTERS = 4096;
+const MAX_CACHED_POINTER = 200;
+
+/** Splits an RFC 6901 pointer into unescaped segments (cached for short pointers). */
+export function splitPointer(pointer: string): readonly string[] {
+  if (pointer.length > MAX_CACHED_POINTER) return splitPointerText(pointer);
+  let segments = pointerSegments.get(pointer);
+  if (segments === undefined) {
+    segments = Object.freeze(splitPointerText(pointer));
+    if (pointerSegments.size >= MAX_POINTERS) pointerSegments.clear();
+    pointerSegments.set(pointer, segments);
+  }
+  return segments;
+}
+
+function splitPointerText(pointer: string): string[] {
   if (pointer === '') return [];
   const segments = pointer.slice(1).split('/');
   if (!pointer.includes('~')) return segments;
