@@ -52,8 +52,9 @@ export function compile(sources: readonly SourceText[], options: CompileOptions)
     const backend = findBackend(name);
     if (backend === undefined) continue;
     const out = backend.emit({ ruleSet: lint.ruleSet, documents: lint.documents });
-    artifacts.push(...out.artifacts);
-    diagnostics.push(...out.diagnostics);
+    // One at a time: a spread of more than about 100 000 arguments overflows the stack.
+    for (const a of out.artifacts) artifacts.push(a);
+    for (const d of out.diagnostics) diagnostics.push(d);
   }
   artifacts.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const index = {

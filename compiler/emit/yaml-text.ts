@@ -7,27 +7,51 @@
 
 type Value = unknown;
 
-/** Plain-safe: starts with a letter, digit, `/`, `.` or `_`; only safe characters; no `: ` or ` #`. */
-const PLAIN = /^[A-Za-z0-9_./][A-Za-z0-9_./@%+=, -]*$/;
 /** Words some YAML reader resolves to a non-string (YAML 1.1 booleans, null, numbers of any base). */
 const AMBIGUOUS =
   /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~|[-+]?(?:\.inf|\.Inf|\.INF)|\.nan|\.NaN|\.NAN)$/;
 const NUMBERISH = /^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)(?:[eE][-+]?[0-9]+)?$|^0[xob]|^[0-9]+:[0-9]/;
 
-/** The YAML text of a scalar string. */
-export function yamlString(s: string): string {
-  if (
-    s !== '' &&
-    PLAIN.test(s) &&
-    !AMBIGUOUS.test(s) &&
-    !NUMBERISH.test(s) &&
-    !s.endsWith(' ') &&
-    !s.includes(' #') &&
-    !s.includes(': ') &&
-    !s.endsWith(':')
-  ) {
-    return s;
+/**
+ * Plain-safe text (PLAIN, `^[A-Za-z0-9_./][A-Za-z0-9_./@%+=, -]*$`: no `: ` or ` #` can occur) by character
+ * class, per UTF-16 code unit below 128: 1 may start a plain string (a letter, a digit, `/`, `.`, `_`), 2 may
+ * only follow (`@`, `%`, `+`, `=`, `,`, ` `, `-`). Everything else is quoted.
+ */
+const PLAIN_CLASS = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./')
+  PLAIN_CLASS[c.charCodeAt(0)] = 1;
+for (const c of '@%+=, -') PLAIN_CLASS[c.charCodeAt(0)] = 2;
+
+/** True when `s` is PLAIN: one scan of its code units, no regular expression. */
+function isPlainText(s: string): boolean {
+  const n = s.length;
+  if (n === 0 || PLAIN_CLASS[s.charCodeAt(0)] !== 1) return false;
+  for (let i = 1; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 128 || PLAIN_CLASS[c] === 0) return false;
   }
+  return true;
+}
+
+/**
+ * True when a plain-safe string some reader would not take as this string: a word of AMBIGUOUS (the only ones
+ * PLAIN lets through are at most five characters long or start with `.`) or a number of NUMBERISH (PLAIN lets
+ * through only those that start with a digit or `.`). The regular expressions run only on those candidates.
+ */
+function isAmbiguousPlain(s: string): boolean {
+  const c = s.charCodeAt(0);
+  const numeric = c === 46 || (c >= 48 && c <= 57);
+  if (numeric && NUMBERISH.test(s)) return true;
+  return (numeric || s.length <= 5) && AMBIGUOUS.test(s);
+}
+
+/**
+ * The YAML text of a scalar string: the string itself when it is plain-safe (PLAIN, not AMBIGUOUS or
+ * NUMBERISH, no trailing space; PLAIN already excludes `: `, ` #` and a trailing `:`), else JSON-quoted. A
+ * manifest writes thousands of strings: the test is one scan (isPlainText), not three regular expressions.
+ */
+export function yamlString(s: string): string {
+  if (isPlainText(s) && s.charCodeAt(s.length - 1) !== 32 && !isAmbiguousPlain(s)) return s;
   return JSON.stringify(s);
 }
 

@@ -70,8 +70,9 @@ function fixedPathOf(m: Rule['matcher']): string | undefined {
   }
 }
 
-function liesUnder(path: string, roots: readonly string[]): boolean {
-  return roots.some((r) => path === r || path.startsWith(`${r}/`));
+/** True when `path` is `root` or below it (compared in place: every rule of a compile is tested). */
+function isUnder(path: string, root: string): boolean {
+  return path.startsWith(root) && (path.length === root.length || path.charCodeAt(root.length) === 47);
 }
 
 /** Every form of a path, protocol or capability rule. */
@@ -79,8 +80,9 @@ export function listRuleForms(rule: Rule): string[] {
   const forms = withSourceForms(getRuleKindForm(rule), rule.fromSource);
   // Pseudo file systems the fanotify plane does not mark (and file contexts do not label).
   const fixed = fixedPathOf(rule.matcher);
-  if (fixed !== undefined && liesUnder(fixed, ['/proc', '/sys'])) addForm(forms, 'path.procSys');
-  if (fixed !== undefined && liesUnder(fixed, ['/dev'])) addForm(forms, 'path.dev');
+  if (fixed !== undefined && (isUnder(fixed, '/proc') || isUnder(fixed, '/sys')))
+    addForm(forms, 'path.procSys');
+  if (fixed !== undefined && isUnder(fixed, '/dev')) addForm(forms, 'path.dev');
   // The cgroup network programs of the fanotify target see neither the acting executable nor the terminal.
   if (rule.operation === Operation.Network && rule.fromSource.length > 0)
     addForm(forms, 'network.fromSource');

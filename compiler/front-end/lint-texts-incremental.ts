@@ -61,12 +61,13 @@ export function createIncrementalLinter(): IncrementalLinter {
         }
         next.set(source.file, stages);
         locators.set(source.file, stages.parsed.locator);
-        parseDiagnostics.push(...stages.parsed.diagnostics);
-        checked.policies.push(...stages.checked.policies);
+        // One at a time: a spread of more than about 100 000 arguments overflows the stack.
+        for (const d of stages.parsed.diagnostics) parseDiagnostics.push(d);
+        for (const p of stages.checked.policies) checked.policies.push(p);
         for (const [ns, postures] of stages.checked.namespaces) checked.namespaces.set(ns, postures);
-        checked.diagnostics.push(...stages.checked.diagnostics);
+        for (const d of stages.checked.diagnostics) checked.diagnostics.push(d);
         checked.documentCount += stages.checked.documentCount;
-        located.push(...stages.located);
+        for (const l of stages.located) located.push(l);
       }
       files = next;
       const cross = [

@@ -25,7 +25,8 @@ export function lintInputs(
   let done = 0;
   for (const input of inputs) {
     locators.set(input.locator.file, input.locator);
-    parseDiagnostics.push(...input.diagnostics);
+    // One at a time: a spread of more than about 100 000 arguments overflows the stack.
+    for (const d of input.diagnostics) parseDiagnostics.push(d);
     const before = checked.policies.length;
     checkDocuments(
       input.documents,
@@ -33,7 +34,7 @@ export function lintInputs(
       checked,
       options.requireEnforced === undefined ? {} : { requireEnforced: options.requireEnforced },
     );
-    located.push(...lowerDocuments(checked.policies.slice(before)));
+    for (const l of lowerDocuments(checked.policies.slice(before))) located.push(l);
     options.onFile?.(++done, total);
   }
   const cross = [

@@ -22,6 +22,35 @@ import { parseCidr } from '../net/cidr.js';
 /** Resolves a JSON pointer of the document to its 1-based line and column. */
 export type LocateFn = (pointer: string) => { line: number; column: number };
 
+/**
+ * The empty lists of the IR, one of each shared by every rule and policy that has nothing there: a compile
+ * lowers tens of thousands of rules, most without tags, arguments or sources, and every list it keeps is
+ * moved by the garbage collector. Frozen: the IR is read, never changed in place (a change would throw).
+ */
+function emptyList<T>(): T[] {
+  return Object.freeze([]) as unknown as T[];
+}
+const NO_STRINGS = emptyList<string>();
+const NO_SOURCES = emptyList<SourceMatcher>();
+const NO_SYSCALL_RULES = emptyList<SyscallRule>();
+const NO_PRESETS = emptyList<PresetRule>();
+const NO_DNS_QUERY_RULES = emptyList<DnsQueryRule>();
+const NO_DEVICE_RULES = emptyList<DeviceRule>();
+const NO_LABEL_EXPRESSIONS = emptyList<LabelExpression>();
+
+/**
+ * `list` at its length: a list grown by push keeps room for 16 more entries, which the garbage collector would
+ * move with every lowered policy it keeps; the copy is exact, and the grown list dies young (cheap).
+ */
+function tight<T>(list: T[]): T[] {
+  return list.length === 0 ? list : list.slice();
+}
+
+/** A copy of a list of strings (the shared empty one when there are none). */
+function copyStrings(list: readonly string[] | undefined): string[] {
+  return list === undefined || list.length === 0 ? NO_STRINGS : [...list];
+}
+
 /** Default severity of a rule that states none at any level. */
 export const DEFAULT_SEVERITY = 1;
 /** Namespace assumed for a RuntimePolicy written without one (what kubectl would use in a default context). */
@@ -119,6 +148,19 @@ export const RULE_LISTS: readonly ListSpec[] = (
   ] satisfies ReadonlyArray<Omit<ListSpec, 'pointer'>>
 ).map((ls) => ({ ...ls, pointer: `/spec/${ls.section}/${ls.list}` }));
 
+/** RULE_LISTS by section, in the same order (a policy names few sections: the others are passed over once). */
+const RULE_SECTIONS: ReadonlyArray<{ name: string; lists: ListSpec[] }> = RULE_LISTS.reduce<
+  Array<{ name: string; lists: ListSpec[] }>
+>((sections, ls) => {
+  const last = sections[sections.length - 1];
+  if (last?.name === ls.section) last.lists.push(ls);
+  else sections.push({ name: ls.section, lists: [ls] });
+  return sections;
+}, []);
+
+/** The lists of the syscalls section, in the order their rules are lowered. */
+const SYSCALL_LISTS = ['matchSyscalls', 'matchPaths'] as const;
+
 /** An address rule; a CIDR that does not parse lowers to nothing (lint reports it as RT3019). */
 function address(r: RawRule): Matcher | undefined {
   if (r.cidr === undefined) return undefined;
@@ -159,13 +201,13 @@ export function lowerSource(s: RawSource): SourceMatcher | undefined {
 }
 
 function lowerSources(list: readonly RawSource[] | null | undefined): SourceMatcher[] {
+  if (list === null || list === undefined || list.length === 0) return NO_SOURCES;
   const out: SourceMatcher[] = [];
-  if (list === null || list === undefined) return out;
   for (const s of list) {
     const source = lowerSource(s);
     if (source !== undefined) out.push(source);
   }
-  return out;
+  return out.length === 0 ? NO_SOURCES : tight(out);
 }
 
 /** The action a rule resolves to through its section and spec, or undefined when none says one. */
@@ -189,13 +231,13 @@ interface Resolved {
 function resolveInherited(rule: Inherited | undefined, section?: Inherited, spec?: Inherited): Resolved {
   return {
     severity: rule?.severity ?? section?.severity ?? spec?.severity ?? DEFAULT_SEVERITY,
-    tags: [...(rule?.tags ?? section?.tags ?? spec?.tags ?? [])],
+    tags: copyStrings(rule?.tags ?? section?.tags ?? spec?.tags),
     message: rule?.message ?? section?.message ?? spec?.message ?? '',
   };
 }
 
 function labelExpressions(raw: unknown): LabelExpression[] {
-  if (!Array.isArray(raw)) return [];
+  if (!Array.isArray(raw) || raw.length === 0) return NO_LABEL_EXPRESSIONS;
   return raw.map((e: { operator?: string; values?: string[] }) => ({
     operator: e.operator === 'NotIn' ? 'NotIn' : 'In',
     values: [...(e.values ?? [])],
@@ -333,53 +375,58 @@ function locationAt(placement: Placement, pointer: string): SourceLocation {
 function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
   const spec = doc.object.spec as unknown as Inherited & Record<string, unknown>;
   const rules: Rule[] = [];
-  for (const ls of RULE_LISTS) {
-    const section = spec[ls.section] as RawSection | undefined;
-    const list = section?.[ls.list] as readonly RawRule[] | undefined;
-    if (list === undefined) continue;
-    for (let i = 0; i < list.length; i++) {
-      const r = list[i] as RawRule;
-      const matcher = ls.matcher(r);
-      const action = resolveAction(r, section, spec);
-      if (matcher === undefined || action === undefined) continue;
-      rules.push({
-        operation: ls.operation,
-        matcher,
-        fromSource: lowerSources(r.fromSource),
-        readOnly: r.readOnly === true,
-        ownerOnly: r.ownerOnly === true,
-        action,
-        severity: r.severity ?? section?.severity ?? spec.severity ?? DEFAULT_SEVERITY,
-        tags: [...(r.tags ?? section?.tags ?? spec.tags ?? [])],
-        message: r.message ?? section?.message ?? spec.message ?? '',
-        allowedArgs: r.allowedArgs === undefined ? [] : [...r.allowedArgs],
-        // `pts` makes a terminal rule whatever its value: `pts: false` too applies only to processes with a
-        // terminal, as the reference reads it (RT3025 warns; docs/semantics.md).
-        pts: r.pts === true || r.pts === false,
-        location: locationAt(placement, itemPointer(ls.pointer, i)),
-      });
+  for (const { name, lists } of RULE_SECTIONS) {
+    const section = spec[name] as RawSection | undefined;
+    // A section written with no value (null) has no rules, as one left out.
+    if (section === undefined || section === null) continue;
+    for (const ls of lists) {
+      const list = section[ls.list] as readonly RawRule[] | undefined;
+      if (list === undefined) continue;
+      for (let i = 0; i < list.length; i++) {
+        const r = list[i] as RawRule;
+        const matcher = ls.matcher(r);
+        const action = resolveAction(r, section, spec);
+        if (matcher === undefined || action === undefined) continue;
+        rules.push({
+          operation: ls.operation,
+          matcher,
+          fromSource: lowerSources(r.fromSource),
+          readOnly: r.readOnly === true,
+          ownerOnly: r.ownerOnly === true,
+          action,
+          severity: r.severity ?? section?.severity ?? spec.severity ?? DEFAULT_SEVERITY,
+          tags: copyStrings(r.tags ?? section?.tags ?? spec.tags),
+          message: r.message ?? section?.message ?? spec.message ?? '',
+          allowedArgs: copyStrings(r.allowedArgs),
+          // `pts` makes a terminal rule whatever its value: `pts: false` too applies only to processes with a
+          // terminal, as the reference reads it (RT3025 warns; docs/semantics.md).
+          pts: r.pts === true || r.pts === false,
+          location: locationAt(placement, itemPointer(ls.pointer, i)),
+        });
+      }
     }
   }
   const syscalls = spec['syscalls'] as RawSyscalls | undefined;
   const syscallRules: SyscallRule[] = [];
-  for (const list of ['matchSyscalls', 'matchPaths'] as const) {
-    syscalls?.[list]?.forEach((r, i) => {
-      const action = resolveAction(r, syscalls, spec);
-      if (action === undefined) return;
-      const rule: SyscallRule = {
-        syscalls: [...(r.syscall ?? [])],
-        recursive: r.recursive === true,
-        fromSource: lowerSources(r.fromSource),
-        action,
-        ...resolveInherited(r, syscalls, spec),
-        location: locationAt(placement, itemPointer(`/spec/syscalls/${list}`, i)),
-      };
-      if (r.path !== undefined) rule.path = r.path;
-      syscallRules.push(rule);
-    });
-  }
+  if (syscalls !== undefined && syscalls !== null)
+    for (const list of SYSCALL_LISTS) {
+      syscalls[list]?.forEach((r, i) => {
+        const action = resolveAction(r, syscalls, spec);
+        if (action === undefined) return;
+        const rule: SyscallRule = {
+          syscalls: [...(r.syscall ?? [])],
+          recursive: r.recursive === true,
+          fromSource: lowerSources(r.fromSource),
+          action,
+          ...resolveInherited(r, syscalls, spec),
+          location: locationAt(placement, itemPointer(`/spec/syscalls/${list}`, i)),
+        };
+        if (r.path !== undefined) rule.path = r.path;
+        syscallRules.push(rule);
+      });
+    }
   const presets: PresetRule[] = [];
-  ((spec['presets'] as Array<{ name: string; action?: string }> | undefined) ?? []).forEach((p, i) => {
+  (spec['presets'] as Array<{ name: string; action?: string }> | undefined)?.forEach((p, i) => {
     const action = resolveAction(p, spec);
     if (action !== undefined)
       presets.push({
@@ -425,11 +472,11 @@ function lowerWith(doc: PolicyDocument, placement: Placement): PolicyIR {
     name: doc.object.metadata.name,
     namespace: doc.kind === 'RuntimePolicy' ? (doc.object.metadata.namespace ?? DEFAULT_NAMESPACE) : '',
     target: targetOf(doc),
-    rules,
-    syscallRules,
-    presets,
-    dnsQueryRules,
-    deviceRules,
+    rules: tight(rules),
+    syscallRules: syscallRules.length === 0 ? NO_SYSCALL_RULES : tight(syscallRules),
+    presets: presets.length === 0 ? NO_PRESETS : tight(presets),
+    dnsQueryRules: dnsQueryRules.length === 0 ? NO_DNS_QUERY_RULES : tight(dnsQueryRules),
+    deviceRules: deviceRules.length === 0 ? NO_DEVICE_RULES : tight(deviceRules),
     apparmor: typeof spec['apparmor'] === 'string' ? spec['apparmor'] : '',
     location: locationAt(placement, ''),
   };

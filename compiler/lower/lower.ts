@@ -16,16 +16,38 @@ function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** Orders policies of one kind and namespace by name; a stable sort keeps equal names in input order. */
+function compareNames(a: PolicyIR, b: PolicyIR): number {
+  return compareText(a.name, b.name);
+}
+
 /**
- * Sorts policies in the order of comparePolicies, field by field (no key built per policy): the same order,
- * since no kind, namespace or name holds the NUL that separates the fields of the key (kind is one of two
- * names; namespace and name are DNS names or empty).
+ * Sorts policies in the order of comparePolicies, with no key built per policy (no kind, namespace or name
+ * holds the NUL that separates the fields of comparePolicies' key, so field by field is the same order):
+ * policies are put in buckets by kind and namespace in one pass (a policy set has few of each), the buckets
+ * are taken in order of kind and namespace, and each is sorted by name. Stable, as the one sort was.
  */
 export function sortPolicies(policies: readonly PolicyIR[]): PolicyIR[] {
-  return [...policies].sort(
-    (a, b) =>
-      compareText(a.kind, b.kind) || compareText(a.namespace, b.namespace) || compareText(a.name, b.name),
-  );
+  const byKind = new Map<string, Map<string, PolicyIR[]>>();
+  for (const p of policies) {
+    let byNamespace = byKind.get(p.kind);
+    if (byNamespace === undefined) byKind.set(p.kind, (byNamespace = new Map<string, PolicyIR[]>()));
+    const bucket = byNamespace.get(p.namespace);
+    if (bucket === undefined) byNamespace.set(p.namespace, [p]);
+    else bucket.push(p);
+  }
+  const out: PolicyIR[] = [];
+  for (const kind of [...byKind.keys()].sort(compareText)) {
+    const byNamespace = byKind.get(kind);
+    if (byNamespace === undefined) continue;
+    for (const namespace of [...byNamespace.keys()].sort(compareText)) {
+      const bucket = byNamespace.get(namespace);
+      if (bucket === undefined) continue;
+      bucket.sort(compareNames);
+      for (const p of bucket) out.push(p);
+    }
+  }
+  return out;
 }
 
 /**

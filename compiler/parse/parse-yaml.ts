@@ -141,6 +141,12 @@ function eventStart(e: YamlEvent): number {
 
 const NO_NODE = -2;
 
+/**
+ * Keys of a mapping (items of a list) a lookup reads in place before it indexes the collection: bounded, so
+ * locating every finding of a file stays linear in the file and the findings.
+ */
+const SCAN_LIMIT = 16;
+
 /** Plain scalars the YAML 1.2 core schema reads as null. */
 const NULL_PLAIN = ['~', 'null', 'Null', 'NULL'];
 
@@ -266,6 +272,41 @@ class EventIndex {
     return jsyaml.getScalarValue(this.text, scalar);
   }
 
+  /** True when the key scalar at event `j` reads as `name`; a `fast` scalar is compared in place. */
+  private isKey(j: number, name: string): boolean {
+    const form = this.scalarForms[j] ?? 0;
+    const start = this.starts[j] ?? -1;
+    if ((form & 32) !== 0 && start >= 0)
+      return (this.ends[j] ?? start) - start === name.length && this.text.startsWith(name, start);
+    return this.scalarText(j) === name;
+  }
+
+  /**
+   * The entry of key `name` in the mapping at event `i`: found by reading the first SCAN_LIMIT keys in place
+   * (a policy's mappings are small; no index is built or kept), else in the mapping's index. The first of equal
+   * keys, as the index has it.
+   */
+  private findEntry(i: number, name: string): MappingEntry | undefined {
+    const indexed = this.mappings.get(i);
+    if (indexed !== undefined) return indexed.get(name);
+    let keys = 0;
+    for (let j = i + 1; j < this.length && this.types[j] !== E.POP;) {
+      if (++keys > SCAN_LIMIT) return this.mapping(i).get(name);
+      const value = this.skip(j);
+      if (this.types[j] === E.SCALAR && this.isKey(j, name)) return { keyOffset: this.starts[j] ?? 0, value };
+      j = this.skip(value);
+    }
+    return undefined;
+  }
+
+  /** The first event of item `n` of the sequence at event `i`: read in place for the first items, else indexed. */
+  private findItem(i: number, n: number): number | undefined {
+    if (n >= SCAN_LIMIT || this.sequences.has(i)) return this.sequence(i)[n];
+    let k = 0;
+    for (let j = i + 1; j < this.length && this.types[j] !== E.POP; j = this.skip(j)) if (k++ === n) return j;
+    return undefined;
+  }
+
   private mapping(i: number): Map<string, MappingEntry> {
     let entries = this.mappings.get(i);
     if (entries === undefined) {
@@ -307,13 +348,13 @@ class EventIndex {
       if (here >= 0) fallback = here;
       let next = -1;
       if (t === E.MAPPING) {
-        const entry = this.mapping(i).get(seg);
+        const entry = this.findEntry(i, seg);
         if (entry !== undefined) {
           keyOffset = entry.keyOffset;
           next = entry.value;
         }
       } else if (t === E.SEQUENCE && /^\d+$/.test(seg)) {
-        const item = this.sequence(i)[Number(seg)];
+        const item = this.findItem(i, Number(seg));
         if (item !== undefined) {
           next = item;
           keyOffset = undefined;
@@ -331,8 +372,28 @@ class EventIndex {
   }
 }
 
-/** Splits an RFC 6901 pointer into unescaped segments. */
-export function splitPointer(pointer: string): string[] {
+/**
+ * Segments by pointer: the findings of many documents name the same few pointers
+ * (`/spec/network/matchProtocols/0`). Bounded in entries and in pointer length, so that odd input costs time,
+ * not memory. The lists are frozen: callers read them.
+ */
+const pointerSegments = new Map<string, readonly string[]>();
+const MAX_POINTERS = 4096;
+const MAX_CACHED_POINTER = 200;
+
+/** Splits an RFC 6901 pointer into unescaped segments (cached for short pointers). */
+export function splitPointer(pointer: string): readonly string[] {
+  if (pointer.length > MAX_CACHED_POINTER) return splitPointerText(pointer);
+  let segments = pointerSegments.get(pointer);
+  if (segments === undefined) {
+    segments = Object.freeze(splitPointerText(pointer));
+    if (pointerSegments.size >= MAX_POINTERS) pointerSegments.clear();
+    pointerSegments.set(pointer, segments);
+  }
+  return segments;
+}
+
+function splitPointerText(pointer: string): string[] {
   if (pointer === '') return [];
   const segments = pointer.slice(1).split('/');
   if (!pointer.includes('~')) return segments;

@@ -21,7 +21,8 @@ export const crdBackend: Backend = {
     const policies = input.documents
       .map((d) => ({ path: policyManifestPath(d), content: emitNormalizedPolicy(d) }))
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    artifacts.push(...policies);
+    // One at a time: a spread of more than about 100 000 arguments overflows the stack.
+    for (const p of policies) artifacts.push(p);
     const kustomization = {
       apiVersion: 'kustomize.config.k8s.io/v1beta1',
       kind: 'Kustomization',

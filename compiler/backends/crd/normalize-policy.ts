@@ -1,7 +1,7 @@
 // The normalized manifest of one policy: keys in schema order (maps sorted), metadata reduced to what the
 // policy owns, and defaults written out (booleans of rules, spec.severity), so a diff shows meaning, not style.
 import { fitFileName } from '../../emit/file-name.js';
-import { appendYamlCollection, isCollection, yamlKey, yamlScalar } from '../../emit/yaml-text.js';
+import { appendYamlCollection, isCollection, yamlKey, yamlScalar, yamlString } from '../../emit/yaml-text.js';
 import { RUNTIME_HOST_POLICY_SCHEMA, RUNTIME_POLICY_SCHEMA } from '../../schema/policy-schema.js';
 import { DEFAULT_SEVERITY } from '../../lower/lower-policy.js';
 import type { PolicyDocument } from '../../model/policy-document.js';
@@ -119,10 +119,57 @@ function itemLead(n: number): string {
   return (itemLeads[n] ??= `${spaces(n)}- `);
 }
 
+/** How one property of a schema mapping is written: what writing a key needs, worked out once. */
+interface PropertyPlan {
+  name: string;
+  /** The key's text (yamlKey). */
+  key: string;
+  schema: SchemaNode | undefined;
+  /** Items of the property's lists are rules (`match*`). */
+  rule: boolean;
+  /** A rule boolean written out as false where a rule omits it. */
+  explicitFalse: boolean;
+}
+
+/** The property plans of a schema mapping, in schema order, made once per node (the schema is constant). */
+const propertyPlans = new WeakMap<object, readonly PropertyPlan[]>();
+function planOf(props: Record<string, SchemaNode>): readonly PropertyPlan[] {
+  let plan = propertyPlans.get(props);
+  if (plan === undefined) {
+    plan = propertyNames(props).map((name) => ({
+      name,
+      key: yamlKey(name),
+      schema: props[name],
+      rule: name.startsWith('match'),
+      explicitFalse: (EXPLICIT_FALSE as readonly string[]).includes(name),
+    }));
+    propertyPlans.set(props, plan);
+  }
+  return plan;
+}
+
+/** Appends the free-form mapping `value` (no schema properties): order() then the emitter; one scalar entry directly. */
+function appendFreeForm(out: string[], value: { [k: string]: Json }, indent: string, lead: string): void {
+  let only: string | undefined;
+  for (const k in value) {
+    if (!Object.hasOwn(value, k)) continue;
+    if (only !== undefined) {
+      only = undefined;
+      break;
+    }
+    only = k;
+  }
+  const v = only === undefined ? undefined : value[only];
+  if (only === undefined || v === undefined || isCollection(v))
+    appendYamlCollection(out, order(value, undefined, false) as { [k: string]: Json }, indent, lead);
+  else out.push(lead, yamlKey(only), ': ', yamlScalar(v), '\n');
+}
+
 /**
  * Appends the YAML of order(value, schema, isRule), a non-empty collection, without building it: keys in schema
- * order, rule booleans written out. What the schema does not describe (free-form maps, unnamed keys) goes
- * through order() and the generic emitter, so the text is the same byte for byte.
+ * order (per-node plans), rule booleans written out. What the schema does not describe (free-form maps,
+ * unnamed keys) goes through order() and the generic emitter, so the text is the same byte for byte
+ * (test/compiler/backends/crd/normalized-manifest.test.ts holds it to that).
  */
 function appendOrdered(
   out: string[],
@@ -160,29 +207,24 @@ function appendOrdered(
   }
   const props = schema?.properties;
   if (props === undefined) {
-    appendYamlCollection(out, order(value, schema, isRule) as { [k: string]: Json }, indent, lead);
+    appendFreeForm(out, value, indent, lead);
     return;
   }
   const start = out.length;
   let known = 0;
-  for (const k of propertyNames(props)) {
+  for (const p of planOf(props)) {
     let child: Json;
-    let childSchema: SchemaNode | undefined;
-    let childRule = false;
-    if (k in value) {
-      child = value[k] ?? null;
-      childSchema = props[k];
-      childRule = k.startsWith('match');
-      if (Object.hasOwn(value, k)) known++;
-    } else if (isRule && (EXPLICIT_FALSE as readonly string[]).includes(k)) child = false;
+    if (p.name in value) {
+      child = value[p.name] ?? null;
+      if (Object.hasOwn(value, p.name)) known++;
+    } else if (isRule && p.explicitFalse) child = false;
     else continue;
-    out.push(prefix, yamlKey(k));
-    if (!isCollection(child)) out.push(': ', yamlScalar(child), '\n');
-    else if (isNormalizedEmpty(child, childSchema, childRule))
-      out.push(Array.isArray(child) ? ': []\n' : ': {}\n');
+    if (!isCollection(child)) out.push(prefix, p.key, ': ', yamlScalar(child), '\n');
+    else if (isNormalizedEmpty(child, p.schema, p.rule))
+      out.push(prefix, p.key, Array.isArray(child) ? ': []\n' : ': {}\n');
     else {
-      out.push(':\n');
-      appendOrdered(out, child, childSchema, childRule, inner, inner);
+      out.push(prefix, p.key, ':\n');
+      appendOrdered(out, child, p.schema, p.rule, inner, inner);
     }
     prefix = indent;
   }
@@ -193,6 +235,23 @@ function appendOrdered(
   }
 }
 
+/** Appends the head of a manifest (apiVersion, kind, metadata); directly when metadata is a name and a namespace. */
+function appendHead(out: string[], apiVersion: unknown, kind: string, metadata: { [k: string]: Json }): void {
+  const { name, namespace } = metadata;
+  if (
+    typeof apiVersion !== 'string' ||
+    (name !== null && typeof name !== 'string') ||
+    countKeys(metadata) !== (namespace === undefined ? 1 : 2) ||
+    (namespace !== undefined && typeof namespace !== 'string')
+  ) {
+    appendYamlCollection(out, { apiVersion: apiVersion as Json, kind, metadata }, '', '');
+    return;
+  }
+  out.push('apiVersion: ', yamlString(apiVersion), '\nkind: ', yamlString(kind), '\nmetadata:\n  name: ');
+  out.push(yamlScalar(name), '\n');
+  if (namespace !== undefined) out.push('  namespace: ', yamlString(namespace), '\n');
+}
+
 /**
  * The YAML text of a policy's normalized manifest: toYaml(normalizePolicy(doc)) byte for byte, written in one
  * walk of the spec (a compile writes one per policy; the normalized copy of each spec is not built).
@@ -200,12 +259,12 @@ function appendOrdered(
 export function emitNormalizedPolicy(doc: PolicyDocument): string {
   const { schema, metadata, spec } = readPolicy(doc);
   const out: string[] = [];
-  appendYamlCollection(out, { apiVersion: doc.object.apiVersion, kind: doc.kind, metadata }, '', '');
-  out.push(yamlKey('spec'));
-  if (isNormalizedEmpty(spec, schema.properties?.['spec'], false)) out.push(': {}\n');
+  appendHead(out, doc.object.apiVersion, doc.kind, metadata);
+  const specSchema = schema.properties?.['spec'];
+  if (isNormalizedEmpty(spec, specSchema, false)) out.push('spec: {}\n');
   else {
-    out.push(':\n');
-    appendOrdered(out, spec, schema.properties?.['spec'], false, '  ', '  ');
+    out.push('spec:\n');
+    appendOrdered(out, spec, specSchema, false, '  ', '  ');
   }
   return out.join('');
 }

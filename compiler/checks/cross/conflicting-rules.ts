@@ -91,27 +91,44 @@ function resourceOf(r: Rule): string {
 }
 
 export const checkConflictingRules: CrossRule = (policies) => {
-  // Most rules name a resource no other rule names: count the rules per resource first (nothing to build),
-  // and build the full key only for rules that share their resource with another.
-  const perResource = new Map<string, number>();
+  // Most rules name a resource no other rule names: every rule is listed by resource in one pass (by its
+  // number in input order: nothing is built per rule), and the full key is built only for rules that share
+  // their resource with another.
+  const located: LocatedPolicy[] = [];
+  const rules: Rule[] = [];
+  const byResource = new Map<string, number | number[]>();
   for (const p of policies) {
     for (const r of p.policy.rules) {
+      const n = rules.length;
+      located.push(p);
+      rules.push(r);
       const resource = resourceOf(r);
-      perResource.set(resource, (perResource.get(resource) ?? 0) + 1);
+      const seen = byResource.get(resource);
+      if (seen === undefined) byResource.set(resource, n);
+      else if (typeof seen === 'number') byResource.set(resource, [seen, n]);
+      else seen.push(n);
     }
   }
+  const shared: number[] = [];
+  for (const list of byResource.values()) if (typeof list !== 'number') for (const n of list) shared.push(n);
+  // In input order, as the groups were formed when every rule was visited in turn.
+  shared.sort((a, b) => a - b);
   // Group by matcher and by coarse target (namespace, or node labels): overlap is only possible inside a group.
   const groups = new Map<string, Entry[]>();
-  for (const p of policies) {
-    let tk: string | undefined;
-    for (const r of p.policy.rules) {
-      if ((perResource.get(resourceOf(r)) ?? 0) < 2) continue;
-      tk ??= p.policy.target.kind === 'host' ? 'host' : targetKey(p.policy.target);
-      const key = `${tk}\u0000${matcherKey(r)}`;
-      let g = groups.get(key);
-      if (g === undefined) groups.set(key, (g = []));
-      g.push({ p, r });
+  const targetKeys = new Map<LocatedPolicy, string>();
+  for (const n of shared) {
+    const p = located[n];
+    const r = rules[n];
+    if (p === undefined || r === undefined) continue;
+    let tk = targetKeys.get(p);
+    if (tk === undefined) {
+      tk = p.policy.target.kind === 'host' ? 'host' : targetKey(p.policy.target);
+      targetKeys.set(p, tk);
     }
+    const key = `${tk}\u0000${matcherKey(r)}`;
+    let g = groups.get(key);
+    if (g === undefined) groups.set(key, (g = []));
+    g.push({ p, r });
   }
   const out: CrossFinding[] = [];
   for (const g of groups.values()) {

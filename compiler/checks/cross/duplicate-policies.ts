@@ -2,14 +2,29 @@
 import { Code } from '../../diagnostics/codes/code.js';
 import type { CrossFinding, CrossRule, LocatedPolicy } from './cross-rule.js';
 
+/** The first policy of the same kind and namespace among those of one name, if any. */
+function findSame(list: LocatedPolicy | LocatedPolicy[], p: LocatedPolicy): LocatedPolicy | undefined {
+  if (!Array.isArray(list))
+    return list.policy.kind === p.policy.kind && list.policy.namespace === p.policy.namespace
+      ? list
+      : undefined;
+  return list.find((q) => q.policy.kind === p.policy.kind && q.policy.namespace === p.policy.namespace);
+}
+
 export const checkDuplicatePolicies: CrossRule = (policies) => {
-  const seen = new Map<string, LocatedPolicy>();
+  // By name first (names are mostly distinct), then kind and namespace: no key is built per policy.
+  const byName = new Map<string, LocatedPolicy | LocatedPolicy[]>();
   const out: CrossFinding[] = [];
   for (const p of policies) {
-    const key = `${p.policy.kind}/${p.policy.namespace}/${p.policy.name}`;
-    const first = seen.get(key);
+    const seen = byName.get(p.policy.name);
+    if (seen === undefined) {
+      byName.set(p.policy.name, p);
+      continue;
+    }
+    const first = findSame(seen, p);
     if (first === undefined) {
-      seen.set(key, p);
+      if (Array.isArray(seen)) seen.push(p);
+      else byName.set(p.policy.name, [seen, p]);
       continue;
     }
     out.push({

@@ -1,11 +1,12 @@
-// The conflict and unreachable-source checks give, finding for finding and in the same order, what their
-// earlier implementations gave (kept below as the oracles): the faster ones build keys only for rules that
-// share a resource, and look blockers up without listing candidates. Random rule sets of the decision oracle's
-// generators, with many shared paths, names and addresses.
+// The conflict, unreachable-source and duplicate-policy checks give, finding for finding and in the same order,
+// what their earlier implementations gave (kept below as the oracles): the faster ones build keys only for rules
+// that share a resource, look blockers up without listing candidates, and find duplicates by name without a key
+// per policy. Random rule sets of the decision oracle's generators, with many shared paths, names and addresses.
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import '../../support/property-seed.js';
 import { checkConflictingRules } from '../../../compiler/checks/cross/conflicting-rules.js';
+import { checkDuplicatePolicies } from '../../../compiler/checks/cross/duplicate-policies.js';
 import {
   describeLocation,
   type CrossFinding,
@@ -213,6 +214,40 @@ function referenceUnreachable(policies: readonly LocatedPolicy[]): CrossFinding[
   return out;
 }
 
+// ------------------------------------------------------------------ the earlier duplicate-policy check (RT3012)
+
+function referenceDuplicates(policies: readonly LocatedPolicy[]): CrossFinding[] {
+  const seen = new Map<string, LocatedPolicy>();
+  const out: CrossFinding[] = [];
+  for (const p of policies) {
+    const key = `${p.policy.kind}/${p.policy.namespace}/${p.policy.name}`;
+    const first = seen.get(key);
+    if (first === undefined) {
+      seen.set(key, p);
+      continue;
+    }
+    out.push({
+      file: p.file,
+      document: p.document,
+      finding: {
+        code: Code.duplicatePolicy,
+        severity: 'error',
+        pointer: '/metadata/name',
+        message: `metadata.name: ${p.policy.kind} ${p.policy.namespace === '' ? '' : `${p.policy.namespace}/`}${p.policy.name} is already defined in ${first.file}:${first.policy.location.line}; one would replace the other`,
+        related: [
+          {
+            message: 'first defined here',
+            pointer: '/metadata/name',
+            file: first.file,
+            document: first.document,
+          },
+        ],
+      },
+    });
+  }
+  return out;
+}
+
 // ------------------------------------------------------------------ the property
 
 /** The policies of two rule sets (more rules in common), placed in a few files. */
@@ -264,9 +299,10 @@ describe('cross checks against their earlier implementations', function () {
     ['rule sets with address rules', arbAddressRuleSet],
     ['exec rules and sources', arbExecPolicies],
   ] as const) {
-    it(`RT3003/RT3004 and RT3006 findings are the same, in the same order (${name})`, () => {
+    it(`RT3003/RT3004, RT3006 and RT3012 findings are the same, in the same order (${name})`, () => {
       let conflicts = 0;
       let unreachable = 0;
+      let duplicates = 0;
       fc.assert(
         fc.property(fc.array(arb, { minLength: 1, maxLength: 3 }), (sets) => {
           const located = locate(sets);
@@ -274,13 +310,19 @@ describe('cross checks against their earlier implementations', function () {
           assert.equal(JSON.stringify(c), JSON.stringify(referenceConflicts(located)));
           const u = checkUnreachableSources(located, context);
           assert.equal(JSON.stringify(u), JSON.stringify(referenceUnreachable(located)));
+          const d = checkDuplicatePolicies(located, context);
+          assert.equal(JSON.stringify(d), JSON.stringify(referenceDuplicates(located)));
           conflicts += c.length;
           unreachable += u.length;
+          duplicates += d.length;
         }),
         { numRuns: 1500 },
       );
       // The generated sets do produce both kinds of findings.
-      assert.ok(conflicts > 0 && unreachable > 0, `${conflicts} conflicts, ${unreachable} unreachable`);
+      assert.ok(
+        conflicts > 0 && unreachable > 0 && duplicates > 0,
+        `${conflicts} conflicts, ${unreachable} unreachable, ${duplicates} duplicates`,
+      );
     });
   }
 });

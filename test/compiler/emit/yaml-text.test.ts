@@ -115,7 +115,45 @@ function referenceToYaml(value: unknown): string {
   return `${out.join('\n')}\n`;
 }
 
+/** The string rule as three regular expressions and four scans: the oracle of the one-scan yamlString. */
+function referenceYamlString(s: string): string {
+  const plain = /^[A-Za-z0-9_./][A-Za-z0-9_./@%+=, -]*$/;
+  const ambiguous =
+    /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~|[-+]?(?:\.inf|\.Inf|\.INF)|\.nan|\.NaN|\.NAN)$/;
+  const numberish =
+    /^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)(?:[eE][-+]?[0-9]+)?$|^0[xob]|^[0-9]+:[0-9]/;
+  const isPlain =
+    s !== '' &&
+    plain.test(s) &&
+    !ambiguous.test(s) &&
+    !numberish.test(s) &&
+    !s.endsWith(' ') &&
+    !s.includes(' #') &&
+    !s.includes(': ') &&
+    !s.endsWith(':');
+  return isPlain ? s : JSON.stringify(s);
+}
+
+/** Strings over the characters the plain rule looks at (every class, the ambiguous words' letters, digits). */
+const plainish = fc.oneof(
+  fc.string({ unit: fc.constantFrom(...'aAyYnNoOtTfFlLsSeEuUrRxXbB0123456789_./@%+=, -:#~\'"\n'.split('')) }),
+  fc.constantFrom(
+    ...['y', 'Yes', 'NO', 'off', 'On', 'null', 'NULL', 'True', 'FALSE', '.inf', '.NaN', '.5', '1.', '1_000'],
+    ...['0x1F', '0b1', '0o7', '12:30', '1e5', '1E+5', '.e1', 'no.', 'nul', 'trues', 'a ', 'a:', '/a b', 'é'],
+  ),
+  trickyString,
+);
+
 describe('YAML emitter', () => {
+  it('quotes a string exactly when the regular-expression rule does (one scan instead)', () => {
+    fc.assert(
+      fc.property(plainish, (s) => {
+        assert.equal(yamlString(s), referenceYamlString(s), JSON.stringify(s));
+      }),
+      { numRuns: 20000 },
+    );
+  });
+
   it('emits byte for byte what the line-array emitter emitted (undefined values included)', () => {
     const withUndefined = fc.letrec((tie) => ({
       node: fc.oneof(
