@@ -24,11 +24,14 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/fanotify.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -116,6 +119,23 @@ static uint64_t n_ignore_renamable;
 static int ignore_flags; /* fanotify_mark flags for an ignore mark; 0 when the kernel has none usable */
 static pid_t self_pid;
 static volatile sig_atomic_t stop_requested;
+/* Reader threads (docs/enforcer.md "Reader threads"): 0 when the main thread's poll loop reads the fanotify
+ * queue itself. Every decision, every change of the state, the caches, the ring and the counters happens
+ * under state_mu; the main thread holds it except while it waits in poll(2), a reader only while it handles
+ * one event. */
+#define MAX_READERS 64
+#define DEFAULT_READERS_CAP 8
+static int n_readers;
+static int reader_cpus[MAX_READERS];
+static pthread_mutex_t state_mu = PTHREAD_MUTEX_INITIALIZER;
+/* The main thread's plan for its next poll (set under state_mu before it waits): a reader that appends to the
+ * ring or counts a drop wakes it through wake_fd only when that changes the plan, at most once per wait. */
+static int wake_fd = -1;
+static int wake_sent;
+static int plan_stream;     /* an event-stream client is connected */
+static int plan_idle;       /* nothing unsent: the first unsent event starts the batch delay */
+static int plan_batch_wait; /* waiting out the batch delay: a full batch is sent at once */
+static uint64_t plan_dropped;
 static const char *socket_path;
 
 static void logf_(const char *fmt, ...) {
@@ -616,8 +636,9 @@ static const char *apply_state(const char *payload, size_t len, char *err, size_
   }
   struct state *prev = cur;
   cur = s;
-  /* Every ignore mark was set under the previous state: drop them all before the next event is read (this
-   * loop is the only reader of the fanotify queue, so no event is decided between the swap and the flush).
+  /* Every ignore mark was set under the previous state: drop them all before the next event is decided
+   * (every decision is taken under state_mu, which this thread holds, so none falls between the swap and
+   * the flush; an event read before the swap is decided after it, under the new state).
    * FAN_MARK_FLUSH without FAN_MARK_MOUNT removes the group's inode marks only; the mount marks stay. */
   if (fanotify_mark(fan_fd, FAN_MARK_FLUSH, 0, AT_FDCWD, NULL) == 0) n_ignore_flushes++;
   else logf_("flush inode marks: %s", strerror(errno));
@@ -962,9 +983,10 @@ static void send_status(struct client *c) {
             "{\"t\":\"status\",\"generation\":%" PRIu64 ",\"decisions\":%" PRIu64 ",\"cacheHits\":%" PRIu64
             ",\"reported\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"denied\":%" PRIu64 ",\"ignoreMarks\":%" PRIu64
             ",\"ignoreFlushes\":%" PRIu64 ",\"ignoreFailed\":%" PRIu64 ",\"ignoreRenamable\":%" PRIu64
-            ",\"ignoreSupported\":%s,\"pid\":%d,\"workloads\":[",
+            ",\"ignoreSupported\":%s,\"pid\":%d,\"readers\":%d,\"workloads\":[",
             cur ? cur->generation : 0, n_decisions, n_cache_hits, n_reported, n_dropped, n_denied, n_ignore_marks,
-            n_ignore_flushes, n_ignore_failed, n_ignore_renamable, ignore_flags ? "true" : "false", (int)self_pid);
+            n_ignore_flushes, n_ignore_failed, n_ignore_renamable, ignore_flags ? "true" : "false", (int)self_pid,
+            n_readers);
   for (int i = 0; cur && i < cur->nw; i++) {
     if (i) sb_add(&b, ",", 1);
     sb_printf(&b, "{\"key\":");
@@ -1156,6 +1178,117 @@ static uint64_t mono_ms(void) {
   return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* Called under state_mu after a reader handled an event: wakes the main thread when the ring or the drop
+ * count changed what it waits for (the first unsent event starts the batch delay; a full batch or a new drop
+ * is sent at once). One write per wait at most: the main thread clears wake_sent when it drains wake_fd. */
+static void notify_main(void) {
+  if (wake_fd < 0 || wake_sent || !plan_stream) return;
+  uint64_t unsent = ring_head - ring_tail;
+  if ((plan_idle && unsent > 0) || (plan_batch_wait && unsent >= SEND_BATCH_BYTES) || n_dropped != plan_dropped) {
+    uint64_t one = 1;
+    if (write(wake_fd, &one, sizeof one) == (ssize_t)sizeof one) wake_sent = 1;
+  }
+}
+
+/* Reads what the fanotify queue holds (the descriptor is non-blocking) and decides each event under
+ * state_mu, taken per event so the main thread and the other readers interleave. */
+static void read_fanotify(char *buf, size_t size) {
+  for (;;) {
+    ssize_t len = read(fan_fd, buf, size);
+    if (len <= 0) break;
+    const struct fanotify_event_metadata *md = (const void *)buf;
+    while (FAN_EVENT_OK(md, len)) {
+      if (md->vers != FANOTIFY_METADATA_VERSION) {
+        logf_("fanotify metadata version mismatch");
+        exit(1);
+      }
+      pthread_mutex_lock(&state_mu);
+      if (md->fd >= 0) handle_event(md);
+      else n_dropped++; /* queue overflow */
+      notify_main();
+      pthread_mutex_unlock(&state_mu);
+      md = FAN_EVENT_NEXT(md, len);
+    }
+    /* Room for more was left: the queue was empty at the read; poll (not one more read) waits for more. */
+    if ((size_t)len + sizeof(struct fanotify_event_metadata) + 64 <= size) break;
+  }
+}
+
+/* One reader, pinned to one CPU: a task that opens a file on that CPU is answered by the reader on the same
+ * CPU, without the cross-CPU wake-ups (of the reader, then of the task) a single thread elsewhere costs. Every
+ * reader is woken by every event (the queue has one wait queue); those that find it empty go back to poll. */
+static void *reader_main(void *arg) {
+  int cpu = (int)(intptr_t)arg;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  int e = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  if (e != 0) logf_("reader on CPU %d: pin: %s", cpu, strerror(e));
+  static _Thread_local char buf[64 * 1024] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
+  for (;;) {
+    struct pollfd p = {.fd = fan_fd, .events = POLLIN};
+    if (poll(&p, 1, -1) < 0) {
+      if (errno == EINTR) continue;
+      logf_("reader on CPU %d: poll: %s", cpu, strerror(errno));
+      exit(1);
+    }
+    if (p.revents & POLLIN) read_fanotify(buf, sizeof buf);
+  }
+  return NULL;
+}
+
+/* The reader count: RTCTL_FANOTIFY_READERS (0 or 1: the main thread reads, as a single loop), else one per CPU
+ * the helper may run on, at most DEFAULT_READERS_CAP. Returns -1 on a bad value. */
+static int choose_readers(void) {
+  cpu_set_t set;
+  int cpus[MAX_READERS], ncpu = 0;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE && ncpu < MAX_READERS; c++)
+      if (CPU_ISSET(c, &set)) cpus[ncpu++] = c;
+  }
+  const char *env = getenv("RTCTL_FANOTIFY_READERS");
+  long want;
+  if (env && *env) {
+    char *end;
+    errno = 0;
+    want = strtol(env, &end, 10);
+    if (errno || *end || want < 0 || want > MAX_READERS) {
+      logf_("RTCTL_FANOTIFY_READERS must be a count from 0 to %d, not \"%s\"", MAX_READERS, env);
+      return -1;
+    }
+    if (want > ncpu) want = ncpu; /* one per CPU at most: two on one CPU only add wake-ups */
+  } else {
+    want = ncpu < DEFAULT_READERS_CAP ? ncpu : DEFAULT_READERS_CAP;
+  }
+  if (want <= 1) return 0;
+  for (int i = 0; i < want; i++) reader_cpus[i] = cpus[i];
+  return (int)want;
+}
+
+static int start_readers(void) {
+  wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake_fd < 0) {
+    logf_("eventfd: %s", strerror(errno));
+    return -1;
+  }
+  /* Signals go to the main thread only: the readers start with them blocked. */
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  for (int i = 0; i < n_readers; i++) {
+    pthread_t t;
+    int e = pthread_create(&t, NULL, reader_main, (void *)(intptr_t)reader_cpus[i]);
+    if (e != 0) {
+      logf_("reader thread: %s", strerror(e));
+      pthread_sigmask(SIG_SETMASK, &old, NULL);
+      return -1;
+    }
+    pthread_detach(t);
+  }
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return 0;
+}
+
 static void on_signal(int sig) {
   (void)sig;
   stop_requested = 1;
@@ -1313,7 +1446,12 @@ int main(int argc, char **argv) {
   }
   chmod(socket_path, 0600);
   for (int i = 0; i < MAX_CLIENTS; i++) clients[i].fd = -1;
-  logf_("listening on %s (pid %d)", socket_path, (int)self_pid);
+  n_readers = choose_readers();
+  if (n_readers < 0) return 2;
+  pthread_mutex_lock(&state_mu); /* held by this thread except while it waits in poll */
+  if (n_readers > 0 && start_readers() != 0) return 1;
+  logf_("listening on %s (pid %d, %d reader thread%s)", socket_path, (int)self_pid, n_readers,
+        n_readers == 1 ? "" : "s");
   char buf[64 * 1024] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
   /* Events go to the control plane in batches: the event connection is written once SEND_BATCH_BYTES are
    * waiting or the oldest unsent event is SEND_DELAY_MS old, so a flood costs one write (and one wake-up of
@@ -1336,10 +1474,13 @@ int main(int argc, char **argv) {
         timeout = (int)(SEND_DELAY_MS - waited);
       }
     }
-    pfd[n++] = (struct pollfd){.fd = fan_fd, .events = POLLIN};
+    /* The first descriptor: the fanotify queue when this thread reads it, else the readers' wake-ups. */
+    pfd[n++] = (struct pollfd){.fd = n_readers > 0 ? wake_fd : fan_fd, .events = POLLIN};
     pfd[n++] = (struct pollfd){.fd = listen_fd, .events = POLLIN};
+    plan_stream = 0;
     for (int i = 0; i < MAX_CLIENTS; i++) {
       if (clients[i].fd < 0) continue;
+      if (clients[i].events) plan_stream = 1;
       short ev = POLLIN;
       if (clients[i].out_len > 0 ||
           (clients[i].events && ((send_events && ring_tail < ring_head) || n_dropped != last_dropped_sent)))
@@ -1347,28 +1488,28 @@ int main(int argc, char **argv) {
       idx[n] = i;
       pfd[n++] = (struct pollfd){.fd = clients[i].fd, .events = ev};
     }
-    if (poll(pfd, (nfds_t)n, timeout) < 0) {
-      if (errno == EINTR) continue;
-      logf_("poll: %s", strerror(errno));
+    plan_idle = ring_tail >= ring_head;
+    plan_batch_wait = !plan_idle && !send_events;
+    plan_dropped = n_dropped;
+    pthread_mutex_unlock(&state_mu);
+    int polled = poll(pfd, (nfds_t)n, timeout);
+    int poll_errno = errno;
+    pthread_mutex_lock(&state_mu);
+    if (polled < 0) {
+      if (poll_errno == EINTR) continue;
+      logf_("poll: %s", strerror(poll_errno));
       break;
     }
-    if (pfd[0].revents & POLLIN) {
-      for (;;) {
-        ssize_t len = read(fan_fd, buf, sizeof buf);
-        if (len <= 0) break;
-        const struct fanotify_event_metadata *md = (const void *)buf;
-        while (FAN_EVENT_OK(md, len)) {
-          if (md->vers != FANOTIFY_METADATA_VERSION) {
-            logf_("fanotify metadata version mismatch");
-            return 1;
-          }
-          if (md->fd >= 0) handle_event(md);
-          else n_dropped++; /* queue overflow */
-          md = FAN_EVENT_NEXT(md, len);
-        }
-        /* Room for more was left: the queue was empty at the read; poll (not one more read) waits for more. */
-        if ((size_t)len + sizeof(struct fanotify_event_metadata) + 64 <= sizeof buf) break;
-      }
+    if (n_readers > 0 && (pfd[0].revents & POLLIN)) {
+      uint64_t count;
+      if (read(wake_fd, &count, sizeof count) < 0 && errno != EAGAIN) logf_("wake: %s", strerror(errno));
+      wake_sent = 0;
+    }
+    if (n_readers == 0 && (pfd[0].revents & POLLIN)) {
+      /* The single loop: this thread reads and decides (read_fanotify takes state_mu per event). */
+      pthread_mutex_unlock(&state_mu);
+      read_fanotify(buf, sizeof buf);
+      pthread_mutex_lock(&state_mu);
     }
     if (pfd[1].revents & POLLIN) {
       int cfd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -1392,6 +1533,8 @@ int main(int argc, char **argv) {
   }
   logf_("stopping; %" PRIu64 " decisions, %" PRIu64 " reported, %" PRIu64 " dropped", n_decisions, n_reported, n_dropped);
   unlink(socket_path);
-  close(fan_fd);
+  /* With readers, the group goes away at exit (this thread holds state_mu: no reader is deciding); closing
+   * it here would leave them polling a closed descriptor. Unanswered events are allowed by the kernel. */
+  if (n_readers == 0) close(fan_fd);
   return 0;
 }
