@@ -8,12 +8,16 @@
  *
  * Unix socket protocol (text lines; replies are one JSON object per line):
  *   STATE <n>\n<n bytes>   replace the whole state; payload = state lines then `table <len>\n` + table bytes
- *   STATUS                 {"t":"status",...counters (ignoreMarks: inode ignore marks set), generation, workloads}
+ *   STATUS                 {"t":"status",...counters (ignoreMarks: inode ignore marks set), generation, readers,
+ *                          workloads}
  *   EVENTS                 this connection becomes the event stream (one JSON object per line, each with a
  *                          "seq"); it starts at the first event not yet acknowledged
  *   ACK <seq>              every event up to <seq> was handled: the helper may forget them
  *   STOP                   exit: all marks go away with the fanotify group
  * State lines: `generation <n>`, `workload <key> <host 0|1> <pid> <postures: 4 chars a|b> <policies: i,j,..|->`.
+ *
+ * Reader threads, one pinned per CPU (RTCTL_FANOTIFY_READERS; 0 or 1: the main loop reads), take the events;
+ * the main thread keeps the socket. One lock, state_mu, guards everything else (see its definition).
  *
  * The helper never opens a file on a marked mount from its event loop (it would wait on itself): the table
  * arrives over the socket, and everything it reads per event is in /proc.
@@ -1201,6 +1205,18 @@ static void read_fanotify(char *buf, size_t size) {
       if (md->vers != FANOTIFY_METADATA_VERSION) {
         logf_("fanotify metadata version mismatch");
         exit(1);
+      }
+      if (md->fd >= 0 && md->pid == self_pid) {
+        /* The helper's own access, allowed before the lock is taken: the thread that holds it may be the one
+         * waiting for this answer (a reader answers the other threads; the single loop never waits on itself
+         * as it opens nothing on a marked mount). */
+        respond(md->fd, FAN_ALLOW);
+        close(md->fd);
+        pthread_mutex_lock(&state_mu);
+        n_decisions++;
+        pthread_mutex_unlock(&state_mu);
+        md = FAN_EVENT_NEXT(md, len);
+        continue;
       }
       pthread_mutex_lock(&state_mu);
       if (md->fd >= 0) handle_event(md);
