@@ -1194,45 +1194,52 @@ static void notify_main(void) {
   }
 }
 
-/* Reads what the fanotify queue holds (the descriptor is non-blocking) and decides each event under
- * state_mu, taken per event so the main thread and the other readers interleave. */
+/* Decides the events of one read, each under state_mu (taken per event, so the main thread and the other
+ * readers interleave). */
+static void handle_batch(const char *buf, ssize_t len) {
+  const struct fanotify_event_metadata *md = (const void *)buf;
+  while (FAN_EVENT_OK(md, len)) {
+    if (md->vers != FANOTIFY_METADATA_VERSION) {
+      logf_("fanotify metadata version mismatch");
+      exit(1);
+    }
+    if (md->fd >= 0 && md->pid == self_pid) {
+      /* The helper's own access, allowed before the lock is taken: the thread that holds it may be the one
+       * waiting for this answer (a reader answers the other threads; the single loop never waits on itself
+       * as it opens nothing on a marked mount). */
+      respond(md->fd, FAN_ALLOW);
+      close(md->fd);
+      pthread_mutex_lock(&state_mu);
+      n_decisions++;
+      pthread_mutex_unlock(&state_mu);
+      md = FAN_EVENT_NEXT(md, len);
+      continue;
+    }
+    pthread_mutex_lock(&state_mu);
+    if (md->fd >= 0) handle_event(md);
+    else n_dropped++; /* queue overflow */
+    notify_main();
+    pthread_mutex_unlock(&state_mu);
+    md = FAN_EVENT_NEXT(md, len);
+  }
+}
+
+/* The single loop: reads what the (non-blocking) queue holds once poll said it holds something. */
 static void read_fanotify(char *buf, size_t size) {
   for (;;) {
     ssize_t len = read(fan_fd, buf, size);
     if (len <= 0) break;
-    const struct fanotify_event_metadata *md = (const void *)buf;
-    while (FAN_EVENT_OK(md, len)) {
-      if (md->vers != FANOTIFY_METADATA_VERSION) {
-        logf_("fanotify metadata version mismatch");
-        exit(1);
-      }
-      if (md->fd >= 0 && md->pid == self_pid) {
-        /* The helper's own access, allowed before the lock is taken: the thread that holds it may be the one
-         * waiting for this answer (a reader answers the other threads; the single loop never waits on itself
-         * as it opens nothing on a marked mount). */
-        respond(md->fd, FAN_ALLOW);
-        close(md->fd);
-        pthread_mutex_lock(&state_mu);
-        n_decisions++;
-        pthread_mutex_unlock(&state_mu);
-        md = FAN_EVENT_NEXT(md, len);
-        continue;
-      }
-      pthread_mutex_lock(&state_mu);
-      if (md->fd >= 0) handle_event(md);
-      else n_dropped++; /* queue overflow */
-      notify_main();
-      pthread_mutex_unlock(&state_mu);
-      md = FAN_EVENT_NEXT(md, len);
-    }
+    handle_batch(buf, len);
     /* Room for more was left: the queue was empty at the read; poll (not one more read) waits for more. */
     if ((size_t)len + sizeof(struct fanotify_event_metadata) + 64 <= size) break;
   }
 }
 
 /* One reader, pinned to one CPU: a task that opens a file on that CPU is answered by the reader on the same
- * CPU, without the cross-CPU wake-ups (of the reader, then of the task) a single thread elsewhere costs. Every
- * reader is woken by every event (the queue has one wait queue); those that find it empty go back to poll. */
+ * CPU, without the cross-CPU wake-ups (of the reader, then of the task) a single thread elsewhere costs. With
+ * readers the queue's descriptor is blocking: every reader is woken by every event (the queue has one wait
+ * queue), and one that finds it empty goes back to sleep inside read(2), without returning to user space
+ * (no poll, no empty read). */
 static void *reader_main(void *arg) {
   int cpu = (int)(intptr_t)arg;
   cpu_set_t set;
@@ -1242,13 +1249,13 @@ static void *reader_main(void *arg) {
   if (e != 0) logf_("reader on CPU %d: pin: %s", cpu, strerror(e));
   static _Thread_local char buf[64 * 1024] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
   for (;;) {
-    struct pollfd p = {.fd = fan_fd, .events = POLLIN};
-    if (poll(&p, 1, -1) < 0) {
-      if (errno == EINTR) continue;
-      logf_("reader on CPU %d: poll: %s", cpu, strerror(errno));
+    ssize_t len = read(fan_fd, buf, sizeof buf);
+    if (len < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      logf_("reader on CPU %d: read: %s", cpu, strerror(errno));
       exit(1);
     }
-    if (p.revents & POLLIN) read_fanotify(buf, sizeof buf);
+    handle_batch(buf, len);
   }
   return NULL;
 }
@@ -1440,7 +1447,11 @@ int main(int argc, char **argv) {
   cache = calloc(CACHE_SIZE, sizeof *cache);
   ev_end = calloc(EV_SLOTS, sizeof *ev_end);
   if (!ring || !cache || !ev_end) return 1;
-  fan_fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK, O_RDONLY | O_LARGEFILE | O_CLOEXEC);
+  n_readers = choose_readers();
+  if (n_readers < 0) return 2;
+  /* Non-blocking for the single loop's poll; blocking for readers (see reader_main). */
+  fan_fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | (n_readers > 0 ? 0 : FAN_NONBLOCK),
+                         O_RDONLY | O_LARGEFILE | O_CLOEXEC);
   if (fan_fd < 0) {
     logf_("fanotify_init: %s", strerror(errno));
     return 1;
@@ -1462,8 +1473,6 @@ int main(int argc, char **argv) {
   }
   chmod(socket_path, 0600);
   for (int i = 0; i < MAX_CLIENTS; i++) clients[i].fd = -1;
-  n_readers = choose_readers();
-  if (n_readers < 0) return 2;
   pthread_mutex_lock(&state_mu); /* held by this thread except while it waits in poll */
   if (n_readers > 0 && start_readers() != 0) return 1;
   logf_("listening on %s (pid %d, %d reader thread%s)", socket_path, (int)self_pid, n_readers,
