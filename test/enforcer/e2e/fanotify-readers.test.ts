@@ -264,11 +264,12 @@ for (const mode of ['default', '1'] as const) {
     it('a state applied while the readers are busy is in force on the very next open, both ways, every time', async () => {
       if (!cd || !container) throw new Error('not started');
       const c = container;
+      const d = cd;
       const cpus = cpuCount();
       // Busy readers: a worker per CPU opening allowed files (and /data/o/f1, the file the change blocks) in a
       // loop until told to stop; the writable root is never ignore-marked while File has rules.
       const loops = Array.from({ length: Math.max(2, cpus) }, (_, i) =>
-        cd!.exec(c.id, [
+        d.exec(c.id, [
           '/bin/busybox',
           'taskset',
           '-c',
@@ -305,10 +306,10 @@ for (const mode of ['default', '1'] as const) {
         const during = (await helperStatus(socket)).decisions;
         assert.ok(during > start + 500, 'the workers ran throughout');
       } finally {
-        await cd.exec(c.id, ['/bin/busybox', 'touch', '/tmp/stop']);
+        await d.exec(c.id, ['/bin/busybox', 'touch', '/tmp/stop']);
         const results = await Promise.all(loops);
         for (const r of results) assert.equal(r.code, 0, r.stderr);
-        await cd.exec(c.id, ['/bin/busybox', 'rm', '-f', '/tmp/stop']);
+        await d.exec(c.id, ['/bin/busybox', 'rm', '-f', '/tmp/stop']);
       }
     });
   });
