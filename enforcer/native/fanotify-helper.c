@@ -1275,7 +1275,7 @@ static int choose_readers(void) {
     char *end;
     errno = 0;
     want = strtol(env, &end, 10);
-    if (errno || *end || want < 0 || want > MAX_READERS) {
+    if (errno || *end || env[0] < '0' || env[0] > '9' || want < 0 || want > MAX_READERS) {
       logf_("RTCTL_FANOTIFY_READERS must be a count from 0 to %d, not \"%s\"", MAX_READERS, env);
       return -1;
     }

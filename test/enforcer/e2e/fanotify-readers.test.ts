@@ -6,7 +6,8 @@
 // loop), which must behave the same.
 import '../../support/property-seed.js';
 import assert from 'node:assert/strict';
-import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ import { createFanotifyPlane } from '../../../enforcer/fanotify/fanotify-plane.j
 import { buildNodeState } from '../../../enforcer/node-state.js';
 import { describeContainer } from '../../../enforcer/workload.js';
 import { NativeArtifact, requireNativeArtifact } from '../../support/native.js';
-import { requirePrereqs } from '../../support/prereq.js';
+import { isRoot, requirePrereqs } from '../../support/prereq.js';
 import { waitUntil } from '../../support/wait-until.js';
 import {
   containerdPrereqs,
@@ -314,3 +315,47 @@ for (const mode of ['default', '1'] as const) {
     });
   });
 }
+
+describe('fanotify helper reader count (RTCTL_FANOTIFY_READERS)', function () {
+  this.timeout(60000);
+
+  for (const bad of ['x', '-1', '65', '2x', ' 2']) {
+    it(`refuses ${JSON.stringify(bad)} with a clear error and exit code 2, before opening anything`, function () {
+      const helper = requireNativeArtifact(this, NativeArtifact.fanotifyHelper);
+      const dir = mkdtempSync(join(tmpdir(), 'rtctl-readers-bad-'));
+      try {
+        const r = spawnSync(helper, ['--socket', join(dir, 's.sock')], {
+          env: { ...process.env, RTCTL_FANOTIFY_READERS: bad },
+          encoding: 'utf8',
+          timeout: 10000,
+        });
+        assert.equal(r.status, 2, r.stderr);
+        assert.match(r.stderr, /RTCTL_FANOTIFY_READERS must be a count from 0 to 64/);
+        assert.equal(existsSync(join(dir, 's.sock')), false, 'it never listened');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+
+  it('runs one reader per CPU at most, whatever count is asked for', async function () {
+    requirePrereqs(this, [[isRoot(), 'root (the helper opens a fanotify group)']]);
+    const helper = requireNativeArtifact(this, NativeArtifact.fanotifyHelper);
+    const dir = mkdtempSync(join(tmpdir(), 'rtctl-readers-count-'));
+    const socket = join(dir, 's.sock');
+    const child = spawn(helper, ['--socket', socket], {
+      env: { ...process.env, RTCTL_FANOTIFY_READERS: '64' },
+      stdio: 'ignore',
+    });
+    try {
+      await waitUntil('the helper listens', () => existsSync(socket), 10000);
+      const st = await helperStatus(socket);
+      const cpus = cpuCount();
+      assert.equal(st.readers, cpus < 2 ? 0 : Math.min(cpus, 64));
+    } finally {
+      await stopHelper(socket);
+      child.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
