@@ -283,12 +283,13 @@ static void proc_exe(int pid, char *out, size_t len) {
   if (strcmp(out, "/") == 0) proc_comm_name(pid, out, len);
 }
 
-/* Whether two processes share a mount namespace (unknown: yes). The links read `mnt:[<inode>]`, formatted
- * from the namespace itself: comparing them compares the namespaces' inodes on nsfs, without the stat(2)
- * that would make (and free) an nsfs inode each time. */
+/* Whether two processes share a mount namespace: 1 or 0, -1 when a link cannot be read (a process exiting
+ * has left its namespaces). The links read `mnt:[<inode>]`, formatted from the namespace itself: comparing
+ * them compares the namespaces' inodes on nsfs, without the stat(2) that would make (and free) an nsfs inode
+ * each time. */
 static int same_mnt_ns(int a, int b) {
   char na[64], nb[64];
-  if (ident_readlink(a, "ns/mnt", na, sizeof na) < 0 || ident_readlink(b, "ns/mnt", nb, sizeof nb) < 0) return 1;
+  if (ident_readlink(a, "ns/mnt", na, sizeof na) < 0 || ident_readlink(b, "ns/mnt", nb, sizeof nb) < 0) return -1;
   return strcmp(na, nb) == 0;
 }
 
@@ -694,7 +695,12 @@ static void collect_facts(const struct workload *w, int cls, int pid, const char
      * parent that is exiting (runc exec right after the exec it started) has no exe or namespace links left,
      * only its command name: outside the container's pid namespace (its nspid is its host pid), it is named
      * by that. */
-    int outside = !same_mnt_ns(pid, f->id.ppid) || (f->pexe[0] == 0 && f->id.parent_nspid == f->id.ppid);
+    int same = same_mnt_ns(pid, f->id.ppid);
+    /* A parent that left its namespaces between the two reads is exiting (runc exec right after the exec it
+     * started, on another CPU): it let go of its memory, and so of its exe link, before its namespaces, so
+     * the exe read just before may be a host path no longer there to check. Read it again: now empty. */
+    if (same < 0 && !w->host) proc_exe(f->id.ppid, f->pexe, sizeof f->pexe);
+    int outside = same == 0 || (f->pexe[0] == 0 && f->id.parent_nspid == f->id.ppid);
     if (!w->host && outside) {
       if (f->pexe[0] == '/') base_name_of(f->pexe, sizeof f->pexe);
       else proc_comm_name(f->id.ppid, f->pexe, sizeof f->pexe);
