@@ -113,6 +113,31 @@ function helperPidOf(socketPath: string): number | undefined {
     });
 }
 
+/**
+ * The helper's reader thread count from its STATUS reply (0: its main loop reads the fanotify queue itself;
+ * RTCTL_FANOTIFY_READERS sets it, docs/enforcer.md "Reader threads"); NaN when the helper does not say.
+ */
+async function helperReaders(socketPath: string): Promise<number> {
+  return new Promise((resolve) => {
+    const s = connect(socketPath);
+    let text = '';
+    const done = (n: number): void => {
+      s.destroy();
+      resolve(n);
+    };
+    s.setEncoding('utf8');
+    s.on('connect', () => s.write('STATUS\n'));
+    s.on('data', (d: string) => {
+      text += d;
+      const nl = text.indexOf('\n');
+      if (nl < 0) return;
+      const readers = (JSON.parse(text.slice(0, nl)) as { readers?: unknown }).readers;
+      done(typeof readers === 'number' ? readers : NaN);
+    });
+    s.on('error', () => done(NaN));
+  });
+}
+
 /** CPU time (user + system) of a process so far, µs, from /proc/<pid>/stat (clock ticks, USER_HZ 100). */
 function processCpuMicros(pid: number | undefined): number {
   if (pid === undefined) return NaN;
@@ -231,6 +256,7 @@ async function main(): Promise<void> {
       logger,
     });
     await plane.start();
+    const readers = await helperReaders(socket);
     const lint = lintTexts([{ file: 'bench.yaml', text: policyText(1000) }]);
     const rules = lint.ruleSet.policies.reduce((n, p) => n + p.rules.length, 0);
     const workload = describeContainer({
@@ -540,6 +566,8 @@ async function main(): Promise<void> {
       // The machine's 1, 5 and 15 minute load averages when the run started and ended: timings swing with it.
       loadAverage: { start: loadAtStart, end: loadavg() },
       rules,
+      // The helper's reader threads (RTCTL_FANOTIFY_READERS; 0 = one loop reads the queue).
+      fanotifyReaders: readers,
       container: { openCloseLoops: OPEN_LOOPS, execLoops: EXEC_LOOPS, rounds: ROUNDS, baselineDecisions },
       baseline,
       enforced,

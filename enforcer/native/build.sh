@@ -16,7 +16,7 @@ if [ -x "$bin" ] && [ -x "$probe" ] &&
   echo "$bin"
   exit 0
 fi
-flags="-O2 -g -Wall -Wextra -Werror -std=gnu11 -I$layout"
+flags="-O2 -g -Wall -Wextra -Werror -std=gnu11 -pthread -I$layout"
 # shellcheck disable=SC2086
 ${CC:-cc} $flags -o "$bin.tmp" "$here/fanotify-helper.c" "$here/rule-table.c" "$here/proc-identity.c"
 # shellcheck disable=SC2086

@@ -8,12 +8,16 @@
  *
  * Unix socket protocol (text lines; replies are one JSON object per line):
  *   STATE <n>\n<n bytes>   replace the whole state; payload = state lines then `table <len>\n` + table bytes
- *   STATUS                 {"t":"status",...counters (ignoreMarks: inode ignore marks set), generation, workloads}
+ *   STATUS                 {"t":"status",...counters (ignoreMarks: inode ignore marks set), generation, readers,
+ *                          workloads}
  *   EVENTS                 this connection becomes the event stream (one JSON object per line, each with a
  *                          "seq"); it starts at the first event not yet acknowledged
  *   ACK <seq>              every event up to <seq> was handled: the helper may forget them
  *   STOP                   exit: all marks go away with the fanotify group
  * State lines: `generation <n>`, `workload <key> <host 0|1> <pid> <postures: 4 chars a|b> <policies: i,j,..|->`.
+ *
+ * Reader threads, one pinned per CPU (RTCTL_FANOTIFY_READERS; 0 or 1: the main loop reads), take the events;
+ * the main thread keeps the socket. One lock, state_mu, guards everything else (see its definition).
  *
  * The helper never opens a file on a marked mount from its event loop (it would wait on itself): the table
  * arrives over the socket, and everything it reads per event is in /proc.
@@ -24,11 +28,14 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/fanotify.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -116,6 +123,23 @@ static uint64_t n_ignore_renamable;
 static int ignore_flags; /* fanotify_mark flags for an ignore mark; 0 when the kernel has none usable */
 static pid_t self_pid;
 static volatile sig_atomic_t stop_requested;
+/* Reader threads (docs/enforcer.md "Reader threads"): 0 when the main thread's poll loop reads the fanotify
+ * queue itself. Every decision, every change of the state, the caches, the ring and the counters happens
+ * under state_mu; the main thread holds it except while it waits in poll(2), a reader only while it handles
+ * one event. */
+#define MAX_READERS 64
+#define DEFAULT_READERS_CAP 8
+static int n_readers;
+static int reader_cpus[MAX_READERS];
+static pthread_mutex_t state_mu = PTHREAD_MUTEX_INITIALIZER;
+/* The main thread's plan for its next poll (set under state_mu before it waits): a reader that appends to the
+ * ring or counts a drop wakes it through wake_fd only when that changes the plan, at most once per wait. */
+static int wake_fd = -1;
+static int wake_sent;
+static int plan_stream;     /* an event-stream client is connected */
+static int plan_idle;       /* nothing unsent: the first unsent event starts the batch delay */
+static int plan_batch_wait; /* waiting out the batch delay: a full batch is sent at once */
+static uint64_t plan_dropped;
 static const char *socket_path;
 
 static void logf_(const char *fmt, ...) {
@@ -259,12 +283,13 @@ static void proc_exe(int pid, char *out, size_t len) {
   if (strcmp(out, "/") == 0) proc_comm_name(pid, out, len);
 }
 
-/* Whether two processes share a mount namespace (unknown: yes). The links read `mnt:[<inode>]`, formatted
- * from the namespace itself: comparing them compares the namespaces' inodes on nsfs, without the stat(2)
- * that would make (and free) an nsfs inode each time. */
+/* Whether two processes share a mount namespace: 1 or 0, -1 when a link cannot be read (a process exiting
+ * has left its namespaces). The links read `mnt:[<inode>]`, formatted from the namespace itself: comparing
+ * them compares the namespaces' inodes on nsfs, without the stat(2) that would make (and free) an nsfs inode
+ * each time. */
 static int same_mnt_ns(int a, int b) {
   char na[64], nb[64];
-  if (ident_readlink(a, "ns/mnt", na, sizeof na) < 0 || ident_readlink(b, "ns/mnt", nb, sizeof nb) < 0) return 1;
+  if (ident_readlink(a, "ns/mnt", na, sizeof na) < 0 || ident_readlink(b, "ns/mnt", nb, sizeof nb) < 0) return -1;
   return strcmp(na, nb) == 0;
 }
 
@@ -616,8 +641,9 @@ static const char *apply_state(const char *payload, size_t len, char *err, size_
   }
   struct state *prev = cur;
   cur = s;
-  /* Every ignore mark was set under the previous state: drop them all before the next event is read (this
-   * loop is the only reader of the fanotify queue, so no event is decided between the swap and the flush).
+  /* Every ignore mark was set under the previous state: drop them all before the next event is decided
+   * (every decision is taken under state_mu, which this thread holds, so none falls between the swap and
+   * the flush; an event read before the swap is decided after it, under the new state).
    * FAN_MARK_FLUSH without FAN_MARK_MOUNT removes the group's inode marks only; the mount marks stay. */
   if (fanotify_mark(fan_fd, FAN_MARK_FLUSH, 0, AT_FDCWD, NULL) == 0) n_ignore_flushes++;
   else logf_("flush inode marks: %s", strerror(errno));
@@ -669,7 +695,12 @@ static void collect_facts(const struct workload *w, int cls, int pid, const char
      * parent that is exiting (runc exec right after the exec it started) has no exe or namespace links left,
      * only its command name: outside the container's pid namespace (its nspid is its host pid), it is named
      * by that. */
-    int outside = !same_mnt_ns(pid, f->id.ppid) || (f->pexe[0] == 0 && f->id.parent_nspid == f->id.ppid);
+    int same = same_mnt_ns(pid, f->id.ppid);
+    /* A parent that left its namespaces between the two reads is exiting (runc exec right after the exec it
+     * started, on another CPU): it let go of its memory, and so of its exe link, before its namespaces, so
+     * the exe read just before may be a host path no longer there to check. Read it again: now empty. */
+    if (same < 0 && !w->host) proc_exe(f->id.ppid, f->pexe, sizeof f->pexe);
+    int outside = same == 0 || (f->pexe[0] == 0 && f->id.parent_nspid == f->id.ppid);
     if (!w->host && outside) {
       if (f->pexe[0] == '/') base_name_of(f->pexe, sizeof f->pexe);
       else proc_comm_name(f->id.ppid, f->pexe, sizeof f->pexe);
@@ -962,9 +993,10 @@ static void send_status(struct client *c) {
             "{\"t\":\"status\",\"generation\":%" PRIu64 ",\"decisions\":%" PRIu64 ",\"cacheHits\":%" PRIu64
             ",\"reported\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"denied\":%" PRIu64 ",\"ignoreMarks\":%" PRIu64
             ",\"ignoreFlushes\":%" PRIu64 ",\"ignoreFailed\":%" PRIu64 ",\"ignoreRenamable\":%" PRIu64
-            ",\"ignoreSupported\":%s,\"pid\":%d,\"workloads\":[",
+            ",\"ignoreSupported\":%s,\"pid\":%d,\"readers\":%d,\"workloads\":[",
             cur ? cur->generation : 0, n_decisions, n_cache_hits, n_reported, n_dropped, n_denied, n_ignore_marks,
-            n_ignore_flushes, n_ignore_failed, n_ignore_renamable, ignore_flags ? "true" : "false", (int)self_pid);
+            n_ignore_flushes, n_ignore_failed, n_ignore_renamable, ignore_flags ? "true" : "false", (int)self_pid,
+            n_readers);
   for (int i = 0; cur && i < cur->nw; i++) {
     if (i) sb_add(&b, ",", 1);
     sb_printf(&b, "{\"key\":");
@@ -1156,6 +1188,136 @@ static uint64_t mono_ms(void) {
   return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* Called under state_mu after a reader handled an event: wakes the main thread when the ring or the drop
+ * count changed what it waits for (the first unsent event starts the batch delay; a full batch or a new drop
+ * is sent at once). One write per wait at most: the main thread clears wake_sent when it drains wake_fd. */
+static void notify_main(void) {
+  if (wake_fd < 0 || wake_sent || !plan_stream) return;
+  uint64_t unsent = ring_head - ring_tail;
+  if ((plan_idle && unsent > 0) || (plan_batch_wait && unsent >= SEND_BATCH_BYTES) || n_dropped != plan_dropped) {
+    uint64_t one = 1;
+    if (write(wake_fd, &one, sizeof one) == (ssize_t)sizeof one) wake_sent = 1;
+  }
+}
+
+/* Decides the events of one read, each under state_mu (taken per event, so the main thread and the other
+ * readers interleave). */
+static void handle_batch(const char *buf, ssize_t len) {
+  const struct fanotify_event_metadata *md = (const void *)buf;
+  while (FAN_EVENT_OK(md, len)) {
+    if (md->vers != FANOTIFY_METADATA_VERSION) {
+      logf_("fanotify metadata version mismatch");
+      exit(1);
+    }
+    if (md->fd >= 0 && md->pid == self_pid) {
+      /* The helper's own access, allowed before the lock is taken: the thread that holds it may be the one
+       * waiting for this answer (a reader answers the other threads; the single loop never waits on itself
+       * as it opens nothing on a marked mount). */
+      respond(md->fd, FAN_ALLOW);
+      close(md->fd);
+      pthread_mutex_lock(&state_mu);
+      n_decisions++;
+      pthread_mutex_unlock(&state_mu);
+      md = FAN_EVENT_NEXT(md, len);
+      continue;
+    }
+    pthread_mutex_lock(&state_mu);
+    if (md->fd >= 0) handle_event(md);
+    else n_dropped++; /* queue overflow */
+    notify_main();
+    pthread_mutex_unlock(&state_mu);
+    md = FAN_EVENT_NEXT(md, len);
+  }
+}
+
+/* The single loop: reads what the (non-blocking) queue holds once poll said it holds something. */
+static void read_fanotify(char *buf, size_t size) {
+  for (;;) {
+    ssize_t len = read(fan_fd, buf, size);
+    if (len <= 0) break;
+    handle_batch(buf, len);
+    /* Room for more was left: the queue was empty at the read; poll (not one more read) waits for more. */
+    if ((size_t)len + sizeof(struct fanotify_event_metadata) + 64 <= size) break;
+  }
+}
+
+/* One reader, pinned to one CPU: a task that opens a file on that CPU is answered by the reader on the same
+ * CPU, without the cross-CPU wake-ups (of the reader, then of the task) a single thread elsewhere costs. With
+ * readers the queue's descriptor is blocking: every reader is woken by every event (the queue has one wait
+ * queue), and one that finds it empty goes back to sleep inside read(2), without returning to user space
+ * (no poll, no empty read). */
+static void *reader_main(void *arg) {
+  int cpu = (int)(intptr_t)arg;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  int e = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  if (e != 0) logf_("reader on CPU %d: pin: %s", cpu, strerror(e));
+  static _Thread_local char buf[64 * 1024] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
+  for (;;) {
+    ssize_t len = read(fan_fd, buf, sizeof buf);
+    if (len < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      logf_("reader on CPU %d: read: %s", cpu, strerror(errno));
+      exit(1);
+    }
+    handle_batch(buf, len);
+  }
+  return NULL;
+}
+
+/* The reader count: RTCTL_FANOTIFY_READERS (0 or 1: the main thread reads, as a single loop), else one per CPU
+ * the helper may run on, at most DEFAULT_READERS_CAP. Returns -1 on a bad value. */
+static int choose_readers(void) {
+  cpu_set_t set;
+  int cpus[MAX_READERS], ncpu = 0;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE && ncpu < MAX_READERS; c++)
+      if (CPU_ISSET(c, &set)) cpus[ncpu++] = c;
+  }
+  const char *env = getenv("RTCTL_FANOTIFY_READERS");
+  long want;
+  if (env && *env) {
+    char *end;
+    errno = 0;
+    want = strtol(env, &end, 10);
+    if (errno || *end || env[0] < '0' || env[0] > '9' || want < 0 || want > MAX_READERS) {
+      logf_("RTCTL_FANOTIFY_READERS must be a count from 0 to %d, not \"%s\"", MAX_READERS, env);
+      return -1;
+    }
+    if (want > ncpu) want = ncpu; /* one per CPU at most: two on one CPU only add wake-ups */
+  } else {
+    want = ncpu < DEFAULT_READERS_CAP ? ncpu : DEFAULT_READERS_CAP;
+  }
+  if (want <= 1) return 0;
+  for (int i = 0; i < want; i++) reader_cpus[i] = cpus[i];
+  return (int)want;
+}
+
+static int start_readers(void) {
+  wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake_fd < 0) {
+    logf_("eventfd: %s", strerror(errno));
+    return -1;
+  }
+  /* Signals go to the main thread only: the readers start with them blocked. */
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  for (int i = 0; i < n_readers; i++) {
+    pthread_t t;
+    int e = pthread_create(&t, NULL, reader_main, (void *)(intptr_t)reader_cpus[i]);
+    if (e != 0) {
+      logf_("reader thread: %s", strerror(e));
+      pthread_sigmask(SIG_SETMASK, &old, NULL);
+      return -1;
+    }
+    pthread_detach(t);
+  }
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return 0;
+}
+
 static void on_signal(int sig) {
   (void)sig;
   stop_requested = 1;
@@ -1291,7 +1453,11 @@ int main(int argc, char **argv) {
   cache = calloc(CACHE_SIZE, sizeof *cache);
   ev_end = calloc(EV_SLOTS, sizeof *ev_end);
   if (!ring || !cache || !ev_end) return 1;
-  fan_fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK, O_RDONLY | O_LARGEFILE | O_CLOEXEC);
+  n_readers = choose_readers();
+  if (n_readers < 0) return 2;
+  /* Non-blocking for the single loop's poll; blocking for readers (see reader_main). */
+  fan_fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | (n_readers > 0 ? 0 : FAN_NONBLOCK),
+                         O_RDONLY | O_LARGEFILE | O_CLOEXEC);
   if (fan_fd < 0) {
     logf_("fanotify_init: %s", strerror(errno));
     return 1;
@@ -1313,7 +1479,10 @@ int main(int argc, char **argv) {
   }
   chmod(socket_path, 0600);
   for (int i = 0; i < MAX_CLIENTS; i++) clients[i].fd = -1;
-  logf_("listening on %s (pid %d)", socket_path, (int)self_pid);
+  pthread_mutex_lock(&state_mu); /* held by this thread except while it waits in poll */
+  if (n_readers > 0 && start_readers() != 0) return 1;
+  logf_("listening on %s (pid %d, %d reader thread%s)", socket_path, (int)self_pid, n_readers,
+        n_readers == 1 ? "" : "s");
   char buf[64 * 1024] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
   /* Events go to the control plane in batches: the event connection is written once SEND_BATCH_BYTES are
    * waiting or the oldest unsent event is SEND_DELAY_MS old, so a flood costs one write (and one wake-up of
@@ -1336,10 +1505,13 @@ int main(int argc, char **argv) {
         timeout = (int)(SEND_DELAY_MS - waited);
       }
     }
-    pfd[n++] = (struct pollfd){.fd = fan_fd, .events = POLLIN};
+    /* The first descriptor: the fanotify queue when this thread reads it, else the readers' wake-ups. */
+    pfd[n++] = (struct pollfd){.fd = n_readers > 0 ? wake_fd : fan_fd, .events = POLLIN};
     pfd[n++] = (struct pollfd){.fd = listen_fd, .events = POLLIN};
+    plan_stream = 0;
     for (int i = 0; i < MAX_CLIENTS; i++) {
       if (clients[i].fd < 0) continue;
+      if (clients[i].events) plan_stream = 1;
       short ev = POLLIN;
       if (clients[i].out_len > 0 ||
           (clients[i].events && ((send_events && ring_tail < ring_head) || n_dropped != last_dropped_sent)))
@@ -1347,28 +1519,28 @@ int main(int argc, char **argv) {
       idx[n] = i;
       pfd[n++] = (struct pollfd){.fd = clients[i].fd, .events = ev};
     }
-    if (poll(pfd, (nfds_t)n, timeout) < 0) {
-      if (errno == EINTR) continue;
-      logf_("poll: %s", strerror(errno));
+    plan_idle = ring_tail >= ring_head;
+    plan_batch_wait = !plan_idle && !send_events;
+    plan_dropped = n_dropped;
+    pthread_mutex_unlock(&state_mu);
+    int polled = poll(pfd, (nfds_t)n, timeout);
+    int poll_errno = errno;
+    pthread_mutex_lock(&state_mu);
+    if (polled < 0) {
+      if (poll_errno == EINTR) continue;
+      logf_("poll: %s", strerror(poll_errno));
       break;
     }
-    if (pfd[0].revents & POLLIN) {
-      for (;;) {
-        ssize_t len = read(fan_fd, buf, sizeof buf);
-        if (len <= 0) break;
-        const struct fanotify_event_metadata *md = (const void *)buf;
-        while (FAN_EVENT_OK(md, len)) {
-          if (md->vers != FANOTIFY_METADATA_VERSION) {
-            logf_("fanotify metadata version mismatch");
-            return 1;
-          }
-          if (md->fd >= 0) handle_event(md);
-          else n_dropped++; /* queue overflow */
-          md = FAN_EVENT_NEXT(md, len);
-        }
-        /* Room for more was left: the queue was empty at the read; poll (not one more read) waits for more. */
-        if ((size_t)len + sizeof(struct fanotify_event_metadata) + 64 <= sizeof buf) break;
-      }
+    if (n_readers > 0 && (pfd[0].revents & POLLIN)) {
+      uint64_t count;
+      if (read(wake_fd, &count, sizeof count) < 0 && errno != EAGAIN) logf_("wake: %s", strerror(errno));
+      wake_sent = 0;
+    }
+    if (n_readers == 0 && (pfd[0].revents & POLLIN)) {
+      /* The single loop: this thread reads and decides (read_fanotify takes state_mu per event). */
+      pthread_mutex_unlock(&state_mu);
+      read_fanotify(buf, sizeof buf);
+      pthread_mutex_lock(&state_mu);
     }
     if (pfd[1].revents & POLLIN) {
       int cfd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -1392,6 +1564,8 @@ int main(int argc, char **argv) {
   }
   logf_("stopping; %" PRIu64 " decisions, %" PRIu64 " reported, %" PRIu64 " dropped", n_decisions, n_reported, n_dropped);
   unlink(socket_path);
-  close(fan_fd);
+  /* With readers, the group goes away at exit (this thread holds state_mu: no reader is deciding); closing
+   * it here would leave them polling a closed descriptor. Unanswered events are allowed by the kernel. */
+  if (n_readers == 0) close(fan_fd);
   return 0;
 }
