@@ -128,7 +128,6 @@ static volatile sig_atomic_t stop_requested;
  * under state_mu; the main thread holds it except while it waits in poll(2), a reader only while it handles
  * one event. */
 #define MAX_READERS 64
-#define DEFAULT_READERS_CAP 8
 static int n_readers;
 static int reader_cpus[MAX_READERS];
 static pthread_mutex_t state_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -1266,8 +1265,9 @@ static void *reader_main(void *arg) {
   return NULL;
 }
 
-/* The reader count: RTCTL_FANOTIFY_READERS (0 or 1: the main thread reads, as a single loop), else one per CPU
- * the helper may run on, at most DEFAULT_READERS_CAP. Returns -1 on a bad value. */
+/* The reader count: RTCTL_FANOTIFY_READERS=<n> runs one reader per CPU the helper may run on, at most n; unset,
+ * 0 or 1: the main thread reads, as a single loop (the default: on this project's measurements the readers did
+ * not make an open faster, idle or loaded; docs/enforcer.md "Reader threads"). Returns -1 on a bad value. */
 static int choose_readers(void) {
   cpu_set_t set;
   int cpus[MAX_READERS], ncpu = 0;
@@ -1287,7 +1287,7 @@ static int choose_readers(void) {
     }
     if (want > ncpu) want = ncpu; /* one per CPU at most: two on one CPU only add wake-ups */
   } else {
-    want = ncpu < DEFAULT_READERS_CAP ? ncpu : DEFAULT_READERS_CAP;
+    want = 1;
   }
   if (want <= 1) return 0;
   for (int i = 0; i < want; i++) reader_cpus[i] = cpus[i];
