@@ -89,7 +89,7 @@ struct {
 	__type(value, struct rt_counters);
 } rt_counters SEC(".maps");
 
-/* The file_open decision cache (rtctl-maps.h struct rt_dkey, struct rt_dstamp). An entry is used only
+/* The file_open and exec decision cache (rtctl-maps.h struct rt_dkey, struct rt_dstamp). An entry is used only
  * while its stamp equals the current one: rt_epoch[0], which the loader moves on after every slot flip,
  * and the sequence counts of the kernel's rename_lock (every d_move: a rename of the file or of any
  * directory above it) and mount_lock (every change of the mount tree). The two are seqlocks, read
@@ -524,7 +524,12 @@ static __always_inline struct rt_workload *find_workload(struct rt_config *cfg, 
 	struct rt_workload *w = bpf_map_lookup_elem(&rt_workloads, &k);
 	if (!w) {
 		k.kind = RT_WKEY_MNTNS;
-		k.id = BPF_CORE_READ(t, nsproxy, mnt_ns, ns.inum);
+		/* Direct loads through the task's BTF pointers (faults read as 0), not three helper calls. */
+		struct nsproxy *nsp = t->nsproxy;
+		struct mnt_namespace *mnt_ns = nsp ? nsp->mnt_ns : NULL;
+		k.id = mnt_ns ? mnt_ns->ns.inum : 0;
+		if (!k.id)
+			return NULL;
 		w = bpf_map_lookup_elem(&rt_workloads, &k);
 	}
 	return w;
@@ -637,28 +642,11 @@ static __always_inline int conclude(struct scratch *s, __u32 flags, __u32 arg2, 
 
 /* ---- hooks -------------------------------------------------------------------------------- */
 
-SEC("lsm/bprm_check_security")
-int BPF_PROG(rt_bprm_check, struct linux_binprm *bprm, int ret)
-{
-	if (ret)
-		return ret;
-	struct scratch *s = begin(RT_CLASS_PROCESS);
-	if (!s)
-		return 0;
-	struct task_struct *t = bpf_get_current_task_btf();
-	/* The acting executable of an exec is the one running before it: the parent's in alert terms. */
-	s->actor_len = exe_path(s, t, s->actor, 1);
-	s->res_len = file_path(s, bprm->file, s->res);
-	s->owner = bprm->file->f_inode->i_uid.val == (__u32)bpf_get_current_uid_gid();
-	find_rule(s, s->res, 1);
-	return conclude(s, 0, 0, 0, 1, 1);
-}
-
 /* The decision cache key of an open (rtctl-maps.h struct rt_dkey); 0 when the open is not cacheable:
  * an unlinked name, or a non-directory with several names (a hard link elsewhere may be decided
  * otherwise, and the name's dentry could later be reused for it). */
 static __always_inline int dcache_key(struct rt_dkey *k, struct file *file, struct task_struct *t,
-				      struct rt_workload *w)
+				      struct rt_workload *w, __u8 exec)
 {
 	struct dentry *d = file->f_path.dentry;
 	struct inode *inode = file->f_inode;
@@ -688,27 +676,88 @@ static __always_inline int dcache_key(struct rt_dkey *k, struct file *file, stru
 		k->exe_ino = exe ? exe->f_inode->i_ino : 0;
 	}
 	k->wid = w->wid;
-	k->write = (file->f_mode & FMODE_WRITE) != 0;
+	k->write = !exec && (file->f_mode & FMODE_WRITE) != 0;
+	k->exec = exec;
 	k->owner = inode->i_uid.val == (__u32)bpf_get_current_uid_gid();
 	k->tty = t->signal->tty != NULL;
 	return 1;
 }
 
-/* The current stamp of the decision cache; 0 when it cannot be used now (no kernel symbols, or a
- * rename or mount change in progress). */
-static __always_inline int dcache_stamp(struct rt_dstamp *st)
+/* The first part of the decision cache's stamp, read before the state (the slot in force and the
+ * workload): an answer computed from an older state carries an older epoch. 0 when the cache cannot be
+ * used (no kernel symbols). */
+static __always_inline int dcache_epoch(struct rt_dstamp *st)
 {
 	__u64 *ep = bpf_map_lookup_elem(&rt_epoch, &zero);
 	if (!ep || !&rename_lock || !&mount_lock)
 		return 0;
 	st->epoch = *ep;
+	asm volatile("" ::: "memory");
+	return 1;
+}
+
+/* The rest of the stamp: the rename and mount sequence counts, read before any path (they guard paths,
+ * not the state, so they are read only for a task of a workload); 0 when a change is in progress. */
+static __always_inline int dcache_seqs(struct rt_dstamp *st)
+{
 	st->rename_seq = 1;
 	st->mount_seq = 1;
 	bpf_probe_read_kernel(&st->rename_seq, sizeof(st->rename_seq), &rename_lock);
 	bpf_probe_read_kernel(&st->mount_seq, sizeof(st->mount_seq), &mount_lock);
-	/* As read_seqbegin: the state and the path are read after the counts. */
+	/* As read_seqbegin: the path is read after the counts. */
 	asm volatile("" ::: "memory");
 	return !(st->rename_seq & 1) && !(st->mount_seq & 1);
+}
+
+/* Builds the key of `file` (opened, or executed when `exec`) and looks it up. Returns 1 when a current
+ * answer is cached (counted as a decision and a hit); sets *cacheable when the answer may be stored. */
+static __always_inline int dcache_answer(struct rt_dkey *key, struct rt_dstamp *now, int *cacheable,
+					 struct rt_config *cfg, struct file *file, struct task_struct *t,
+					 struct rt_workload *w, __u8 exec)
+{
+	*cacheable = !cfg->cache_off && dcache_seqs(now) && dcache_key(key, file, t, w, exec);
+	if (!*cacheable)
+		return 0;
+	struct rt_dstamp *old = bpf_map_lookup_elem(&rt_dcache, key);
+	if (old && old->epoch == now->epoch && old->rename_seq == now->rename_seq &&
+	    old->mount_seq == now->mount_seq) {
+		count(3);
+		return 1;
+	}
+	return 0;
+}
+
+SEC("lsm/bprm_check_security")
+int BPF_PROG(rt_bprm_check, struct linux_binprm *bprm, int ret)
+{
+	if (ret)
+		return ret;
+	struct rt_dstamp now;
+	int stamped = dcache_epoch(&now);
+	struct rt_config *cfg = bpf_map_lookup_elem(&rt_config, &zero);
+	if (!cfg || !cfg->enabled)
+		return 0;
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct rt_workload *w = find_workload(cfg, t);
+	if (!w)
+		return 0;
+	struct file *file = bprm->file;
+	struct rt_dkey key;
+	int cacheable = 0;
+	if (stamped && dcache_answer(&key, &now, &cacheable, cfg, file, t, w, 1))
+		return 0;
+	struct scratch *s = begin_with(cfg, w, t, RT_CLASS_PROCESS);
+	if (!s)
+		return 0;
+	/* The acting executable of an exec is the one running before it: the parent's in alert terms. */
+	s->actor_len = exe_path(s, t, s->actor, 1);
+	s->res_len = file_path(s, file, s->res);
+	s->owner = file->f_inode->i_uid.val == (__u32)bpf_get_current_uid_gid();
+	find_rule(s, s->res, 1);
+	int verdict = conclude(s, 0, 0, 0, 1, 1);
+	if (cacheable && s->silent)
+		bpf_map_update_elem(&rt_dcache, &key, &now, BPF_ANY);
+	return verdict;
 }
 
 SEC("lsm/file_open")
@@ -718,9 +767,8 @@ int BPF_PROG(rt_file_open, struct file *file, int ret)
 		return ret;
 	if (file->f_flags & RT_FMODE_EXEC)
 		return 0;
-	/* The stamp is read before the state: an answer computed from an older state carries an older stamp. */
 	struct rt_dstamp now;
-	int stamped = dcache_stamp(&now);
+	int stamped = dcache_epoch(&now);
 	struct rt_config *cfg = bpf_map_lookup_elem(&rt_config, &zero);
 	if (!cfg || !cfg->enabled)
 		return 0;
@@ -729,15 +777,9 @@ int BPF_PROG(rt_file_open, struct file *file, int ret)
 	if (!w)
 		return 0;
 	struct rt_dkey key;
-	int cacheable = stamped && !cfg->cache_off && dcache_key(&key, file, t, w);
-	if (cacheable) {
-		struct rt_dstamp *old = bpf_map_lookup_elem(&rt_dcache, &key);
-		if (old && old->epoch == now.epoch && old->rename_seq == now.rename_seq &&
-		    old->mount_seq == now.mount_seq) {
-			count(3);
-			return 0;
-		}
-	}
+	int cacheable = 0;
+	if (stamped && dcache_answer(&key, &now, &cacheable, cfg, file, t, w, 0))
+		return 0;
 	struct scratch *s = begin_with(cfg, w, t, RT_CLASS_FILE);
 	if (!s)
 		return 0;

@@ -129,7 +129,7 @@ struct rt_counters {
 	__u64 cache_hits; /* file_open decisions answered from rt_dcache */
 };
 
-/* rt_dcache (LRU hash): "allow without alert" answers of file_open, valid while the stamp stored with
+/* rt_dcache (LRU hash): "allow without alert" answers of file_open and bprm_check_security, valid while the stamp stored with
  * them is still the current one (docs/bpf-lsm.md "Decision cache"). The key holds everything the walk
  * reads: the opened name (dentry, its parent and name hash, mount, inode incarnation), the task's root,
  * the mode, owner and terminal bits, the workload, and the actor's executable when the workload's rules
@@ -151,7 +151,8 @@ struct rt_dkey {
 	__u8 write;
 	__u8 owner;
 	__u8 tty;
-	__u8 pad[5];
+	__u8 exec;         /* 1: an exec's answer (bprm_check_security, decided as Process); 0: an open's */
+	__u8 pad[4];
 };
 struct rt_dstamp {
 	__u64 epoch;       /* rt_epoch[0]: moved on by the loader after each slot flip */

@@ -1,9 +1,11 @@
-// The file_open decision cache of the BPF-LSM plane (docs/bpf-lsm.md "Decision cache"): an "allow without
+// The file_open and exec decision cache of the BPF-LSM plane (docs/bpf-lsm.md "Decision cache"): an "allow without
 // alert" answer is reused only while nothing it depends on has changed. Each test first makes the kernel
 // cache an answer (and checks through the plane's counters that later opens were answered from the
 // cache), then changes one thing the answer depends on (the policy, the acting executable, the access mode,
 // the file's owner, the file's path by a rename or a mount move, a second name) and checks that the very
-// next open is decided afresh: denied or reported where the rules say so.
+// next open is decided afresh: denied or reported where the rules say so. Exec answers (bprm_check_security)
+// are cached by the same rules: the exec tests run a copy of the static busybox, which opens no file, so
+// every cache hit of its loop is an exec's.
 import assert from 'node:assert/strict';
 import { chownSync, copyFileSync, linkSync, mkdirSync, renameSync } from 'node:fs';
 import type { BpfLsmPlane } from '../../../../enforcer/bpf/bpf-lsm-plane.js';
@@ -22,7 +24,7 @@ import {
 const ROOT = '/tmp/dc';
 const POSTURES: Postures = { file: 'audit', network: 'audit', capabilities: 'audit' };
 
-function policy(name: string, file: string): string {
+function policy(name: string, file: string, process = ''): string {
   return `apiVersion: security.runtime.com/v1
 kind: RuntimePolicy
 metadata:
@@ -34,7 +36,7 @@ spec:
       app: cache
   file:
 ${file}
-  action: Block
+${process}  action: Block
 `;
 }
 
@@ -61,15 +63,31 @@ const BASE = policy(
         recursive: true
       - dir: ${ROOT}/links-blocked/
       - dir: ${ROOT}/moved-blocked/`,
+  `  process:
+    matchPaths:
+      - path: ${ROOT}/px/true
+        fromSource:
+          - path: /usr/bin/bash
+    matchDirectories:
+      - dir: ${ROOT}/px-blocked/
+`,
 );
 
 const CHANGED = policy(
   'cache-changed',
   `    matchPaths:
-      - path: ${ROOT}/free/f`,
+      - path: ${ROOT}/free/f
+      - path: ${ROOT}/src/f
+        fromSource:
+          - path: /usr/bin/cat`,
+  // The fromSource rule keeps the actor in the key as under BASE: only the stamp tells the two states apart.
+  `  process:
+    matchPaths:
+      - path: ${ROOT}/true
+`,
 );
 
-describe('BPF-LSM: the file_open decision cache', function () {
+describe('BPF-LSM: the file_open and exec decision cache', function () {
   this.timeout(300_000);
   let plane: BpfLsmPlane;
   let events: EventCollector;
@@ -132,6 +150,11 @@ describe('BPF-LSM: the file_open decision cache', function () {
     mkdirSync(`${ROOT}/m1`, { recursive: true });
     mkdirSync(`${ROOT}/blocked-m`, { recursive: true });
     copyFileSync('/usr/bin/cat', `${ROOT}/mycat`);
+    // The static busybox (named true: it runs the applet its name says) opens no file: a loop of its execs has
+    // only exec decisions.
+    mkdirSync(`${ROOT}/px`, { recursive: true });
+    mkdirSync(`${ROOT}/px-ok`, { recursive: true });
+    for (const f of ['true', 'px/true', 'px-ok/true']) copyFileSync('/bin/busybox', `${ROOT}/${f}`);
     plane = await startPlane('dcache');
     events = new EventCollector(plane);
     ns = createNamespaceWorkload('dcache');
@@ -238,6 +261,47 @@ describe('BPF-LSM: the file_open decision cache', function () {
     denied(`cat ${ROOT}/links-blocked/g`);
     allowed(`cat ${ROOT}/links-ok/g`);
     denied(`cat ${ROOT}/links-blocked/g`);
+  });
+
+  it('answers repeated execs from the cache, without alerts', async () => {
+    const before = await hits();
+    const r = run(`i=0; while [ $i -lt 30 ]; do ${ROOT}/true || exit 1; i=$((i+1)); done`);
+    assert.equal(r.status, 0, r.stderr);
+    const got = (await hits()) - before;
+    // 30 execs, the first decided and stored: 29 hits at least (the shell's own start-up opens add a few).
+    assert.ok(got >= 29, `only ${got} cache hits over 30 execs`);
+    assert.equal(events.events.filter((e) => e.resource === `${ROOT}/true`).length, 0);
+  });
+
+  it('exec: a policy change after cached execs is in force from the next exec (and back)', async () => {
+    await warmAndCheck(`${ROOT}/true`);
+    await apply(CHANGED);
+    try {
+      denied(`${ROOT}/true`);
+      const e = await events.waitFor((x) => x.resource === `${ROOT}/true` && x.generation === generation);
+      assert.ok(e, 'no Block event after the change');
+      assert.equal(e.action, 'Block');
+      assert.equal(e.policyName, 'cache-changed');
+    } finally {
+      await apply(BASE);
+    }
+    allowed(`${ROOT}/true`);
+  });
+
+  it('exec fromSource: a cached exec by one executable does not answer for another', async () => {
+    // The rule blocks px/true when bash runs it; sh (dash) runs it freely, and its answer is cached.
+    await warmAndCheck(`${ROOT}/px/true`);
+    denied(`bash -c '${ROOT}/px/true'`);
+    allowed(`${ROOT}/px/true`);
+    denied(`bash -c '${ROOT}/px/true'`);
+  });
+
+  it('exec: a rename of the directory of a cached binary is in force from the next exec', async () => {
+    // The binary's dentry and its parent's stay the same: only the rename count tells the paths apart.
+    await warmAndCheck(`${ROOT}/px-ok/true`);
+    const r = run(`mv ${ROOT}/px-ok ${ROOT}/px-blocked && ${ROOT}/px-blocked/true`);
+    assert.notEqual(r.status, 0, 'the renamed binary ran');
+    assert.match(r.stderr, /Permission denied/);
   });
 
   it('a mount moved under a blocked directory is in force from the next open', async () => {

@@ -256,7 +256,7 @@ describe('BPF-LSM: differential test against the oracle', function () {
     const stats = await plane.stats();
     cacheHits = stats.cacheHits;
     process.stdout.write(
-      `[report] differential: ${cases} kernel decisions compared with the oracle over ${PASSES} passes (${denials} denials, ${postureDecisions} by posture), ${alertsCompared} alerts compared, ${cacheHits} file opens answered from the decision cache, ${disagreements.length} disagreements\n`,
+      `[report] differential: ${cases} kernel decisions compared with the oracle over ${PASSES} passes (${denials} denials, ${postureDecisions} by posture), ${alertsCompared} alerts compared, ${cacheHits} opens and execs answered from the decision cache, ${disagreements.length} disagreements\n`,
     );
     assert.ok(cases >= RULE_SETS * FILES.length * 4 * PASSES);
     assert.ok(cacheHits > 0, 'the second passes must reach the decision cache');
