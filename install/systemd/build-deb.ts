@@ -186,7 +186,15 @@ export function buildDeb(options: { outDir?: string; sourceDateEpoch?: string } 
     recursive: true,
     filter: (src) => {
       const rel = relative(join(ROOT, 'dist'), src);
-      return !rel.startsWith('deb') && !src.endsWith('.map') && !src.endsWith('.tsbuildinfo');
+      // Not shipped: other packagings' outputs (deb, the single executable) and test-only native tools (a
+      // no-op BPF-LSM program and its attacher, for a benchmark).
+      return (
+        !rel.startsWith('deb') &&
+        !rel.startsWith('sea') &&
+        !rel.startsWith('native/bpf/test-only') &&
+        !src.endsWith('.map') &&
+        !src.endsWith('.tsbuildinfo')
+      );
     },
   });
   // Build inputs of the native tools are not needed at run time (the loader embeds the BPF object).
