@@ -17,12 +17,13 @@
 // generated. `--cpu-prof DIR` writes a V8 CPU profile of the enforcer there when it exits.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { median } from '../support/measure.js';
+import { standInProtocolServer } from './stand-in-protocol.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const REPO_ROOT = join(dirname(SELF), '../..');
@@ -106,7 +107,6 @@ function runSender(socketPath: string, linesFile: string, batchEvents: number): 
   const lineEnd: number[] = []; // byte offset after line i (0-based), in the ring's accounting
   let total = 0;
   for (const l of lines) lineEnd.push((total += Buffer.byteLength(l) + 1));
-  let generation = 0;
   let acked = 0;
   let sent = 0;
   let target = 0;
@@ -136,42 +136,19 @@ function runSender(socketPath: string, linesFile: string, batchEvents: number): 
       }
     }
   };
-  const server = createServer((c) => {
-    let buf = Buffer.alloc(0);
-    c.on('error', () => undefined);
-    c.on('data', (d: Buffer) => {
-      buf = Buffer.concat([buf, d]);
-      for (;;) {
-        const nl = buf.indexOf(10);
-        if (nl < 0) return;
-        const cmd = buf.subarray(0, nl).toString('latin1');
-        if (cmd.startsWith('STATE ')) {
-          const n = Number(cmd.slice(6));
-          if (buf.length < nl + 1 + n) return;
-          const payload = buf.subarray(nl + 1, nl + 1 + n).toString('latin1');
-          generation = Number(/^generation (\d+)$/m.exec(payload)?.[1] ?? 0);
-          buf = buf.subarray(nl + 1 + n);
-          c.write(`{"t":"applied","generation":${generation}}\n`);
-          continue;
-        }
-        buf = buf.subarray(nl + 1);
-        if (cmd === 'STATUS')
-          c.write(
-            `{"t":"status","generation":${generation},"decisions":0,"cacheHits":0,"reported":${sent},"dropped":0,"denied":0,"ignoreMarks":0,"ignoreFlushes":0,"ignoreFailed":0,"ignoreRenamable":0,"ignoreSupported":true,"pid":${process.pid},"workloads":[{"key":"host","mounts":1}]}\n`,
-          );
-        else if (cmd === 'EVENTS') {
-          events = c;
-          process.send?.({ ready: true });
-        } else if (cmd.startsWith('ACK ')) {
-          const a = Number(cmd.slice(4));
-          if (a > acked) {
-            acked = a;
-            if (acked >= target && target > 0) process.send?.({ acked });
-            pump();
-          }
-        }
+  const { server } = standInProtocolServer({
+    reported: () => sent,
+    onEvents: (c) => {
+      events = c;
+      process.send?.({ ready: true });
+    },
+    onAck: (a) => {
+      if (a > acked) {
+        acked = a;
+        if (acked >= target && target > 0) process.send?.({ acked });
+        pump();
       }
-    });
+    },
   });
   server.listen(socketPath);
   process.on('message', (m: SenderMessage) => {

@@ -7,11 +7,12 @@
 // batches grow: this is why the helper batches (64 KiB or 4 ms). The whole pipeline is bench/enforcer/main.ts.
 // Run: `node --import tsx bench/enforcer/control-plane.ts [--out FILE]` (no root needed).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startEnforcer } from '../../test/enforcer/support/enforcer-process.js';
+import { standInProtocolServer } from './stand-in-protocol.js';
 
 const FOLLOWERS = 20;
 /** Events per batch, and alerts sent at that size. */
@@ -58,43 +59,23 @@ function standInHelper(socketPath: string): Promise<{
   generation: () => number;
   close: () => void;
 }> {
-  let generation = 0;
   let acked = 0;
   let events: Socket | undefined;
-  const server = createServer((c) => {
-    let buf = Buffer.alloc(0);
-    c.on('error', () => undefined);
-    c.on('data', (d: Buffer) => {
-      buf = Buffer.concat([buf, d]);
-      for (;;) {
-        const nl = buf.indexOf(10);
-        if (nl < 0) return;
-        const cmd = buf.subarray(0, nl).toString('latin1');
-        if (cmd.startsWith('STATE ')) {
-          const n = Number(cmd.slice(6));
-          if (buf.length < nl + 1 + n) return;
-          const payload = buf.subarray(nl + 1, nl + 1 + n).toString('latin1');
-          generation = Number(/^generation (\d+)$/m.exec(payload)?.[1] ?? 0);
-          buf = buf.subarray(nl + 1 + n);
-          c.write(`{"t":"applied","generation":${generation}}\n`);
-          continue;
-        }
-        buf = buf.subarray(nl + 1);
-        if (cmd === 'STATUS')
-          c.write(
-            `{"t":"status","generation":${generation},"decisions":0,"cacheHits":0,"reported":0,"dropped":0,"denied":0,"ignoreMarks":0,"ignoreFlushes":0,"ignoreFailed":0,"ignoreRenamable":0,"ignoreSupported":true,"pid":${process.pid},"workloads":[{"key":"host","mounts":1}]}\n`,
-          );
-        else if (cmd === 'EVENTS') events = c;
-        else if (cmd.startsWith('ACK ')) acked = Math.max(acked, Number(cmd.slice(4)));
-      }
-    });
+  const { server, generation } = standInProtocolServer({
+    reported: () => 0,
+    onEvents: (c) => {
+      events = c;
+    },
+    onAck: (seq) => {
+      acked = Math.max(acked, seq);
+    },
   });
   return new Promise((resolve) =>
     server.listen(socketPath, () =>
       resolve({
         events: () => events,
         acked: () => acked,
-        generation: () => generation,
+        generation,
         close: () => server.close(),
       }),
     ),
