@@ -178,6 +178,12 @@ export interface DataPlane {
    * across control-plane restarts resends unacknowledged ones to the next reader (at-least-once delivery).
    */
   acknowledge?(seq: number): void;
+  /**
+   * Names the sequence of `seq` numbers the next `events()` delivers: the same name after a control-plane restart
+   * means the same numbering (the same kept helper), so an event whose number is already handled is the same
+   * event sent again. Undefined when it cannot be told (then every resent event is handled again).
+   */
+  sequenceIdentity?(): Promise<string | undefined>;
   stats(): Promise<DataPlaneStats>;
   /**
    * Detaches the control plane. With `keepEnforcing` the kernel side stays in force (for a restart of the
@@ -206,6 +212,10 @@ export function delegatePlane(plane: DataPlane, overrides: Partial<DataPlane> = 
   if (plane.acknowledge && overrides.acknowledge === undefined) {
     const ack = plane.acknowledge.bind(plane);
     wrapped.acknowledge = (seq) => ack(seq);
+  }
+  if (plane.sequenceIdentity && overrides.sequenceIdentity === undefined) {
+    const identity = plane.sequenceIdentity.bind(plane);
+    wrapped.sequenceIdentity = () => identity();
   }
   return wrapped;
 }

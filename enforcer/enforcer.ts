@@ -191,23 +191,44 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
       }
       if (seq !== undefined) plane.acknowledge?.(seq);
     };
+    /** Nothing to write for event `seq`: acknowledged with the last alert still being written, or now. */
+    const handledWithoutWriting = (seq: number | undefined): void => {
+      if (seq === undefined) return;
+      if (waitingHead < waiting.length) {
+        const last = waiting.length - 1;
+        waiting[last] = Math.max(waiting[last] ?? 0, seq);
+      } else plane.acknowledge?.(seq);
+    };
+    // Events resent after a restart whose alerts the log already holds (written, then killed before the
+    // acknowledgement went out) are acknowledged without being published or written again: the hub replayed
+    // them from the log.
+    if (log && plane.sequenceIdentity) {
+      const identity = await plane.sequenceIdentity().catch((err: unknown) => {
+        logger.warn(
+          { err },
+          'cannot tell the data plane event numbering; resent alerts may be written twice',
+        );
+        return undefined;
+      });
+      log.resume(identity);
+    }
     for await (const event of plane.events()) {
-      const workload = current?.workloads.get(event.workload) ?? known.get(event.workload);
       const seq = event.seq;
+      if (seq !== undefined && log?.holds(seq) === true) {
+        handledWithoutWriting(seq);
+        continue;
+      }
+      const workload = current?.workloads.get(event.workload) ?? known.get(event.workload);
       if (workload === undefined) {
         logger.warn({ workload: event.workload }, 'event for an unknown workload');
-        // Nothing to write: acknowledged with the last alert still being written, or now.
-        if (waitingHead < waiting.length && seq !== undefined) {
-          const last = waiting.length - 1;
-          waiting[last] = Math.max(waiting[last] ?? 0, seq);
-        } else if (seq !== undefined) plane.acknowledge?.(seq);
+        handledWithoutWriting(seq);
         continue;
       }
       const alert = buildAlertRecord(event, workload, context);
       const item = options.hub.publish(alert, eventTimeMs(event));
       if (log) {
         waiting.push(seq);
-        log.append(item, onLogged);
+        log.append(item, onLogged, seq);
       } else if (seq !== undefined) plane.acknowledge?.(seq);
     }
   };

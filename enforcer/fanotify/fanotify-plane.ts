@@ -15,6 +15,7 @@ import {
   type EnforcementState,
 } from '../data-plane.js';
 import { createLineReader, type LineReader } from '../io/line-reader.js';
+import { processIdentity } from '../io/process-identity.js';
 import { encodeHelperState } from './helper-protocol.js';
 
 /** Options of the fanotify data plane. */
@@ -307,6 +308,10 @@ export function createFanotifyPlane(options: FanotifyPlaneOptions): DataPlane {
         ackScheduled = false;
         if (eventsSocket !== undefined && !eventsSocket.destroyed) eventsSocket.write(`ACK ${pendingAck}\n`);
       });
+    },
+    async sequenceIdentity() {
+      // The helper numbers its events from 1 when it starts: its own identity names the numbering.
+      return processIdentity((await status()).pid);
     },
     async stats(): Promise<DataPlaneStats> {
       const s = await status();

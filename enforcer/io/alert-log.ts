@@ -1,13 +1,23 @@
 // The alert log (`rtctl enforcer run --alert-log FILE`): every alert appended as one NDJSON line, written in
 // batches, rotated by size into FILE.1 … FILE.<files-1> (the oldest removed), created with mode 0640 and an
 // optional group. Opened synchronously so that a bad path is a start-up error, before any data plane runs.
+//
+// Written again after a restart: the data plane resends every event not acknowledged, and an event is
+// acknowledged only after its alert is written, so an enforcer killed between the two would write that alert
+// twice. With `resume(identity)`, each batch that carries events' sequence numbers is preceded by a mark in
+// FILE.mark (the numbering's identity, the batch's last number, the file, offset, length and CRC-32 of its
+// bytes); on start the mark is checked against the log's bytes, and only when they are there, byte for byte,
+// are events up to that number known written. A mark that cannot be checked proves nothing: those events are
+// written again (at least once, never lost).
 import {
   closeSync,
+  constants as fsConstants,
   existsSync,
   fchmodSync,
   fchownSync,
   fstatSync,
   openSync,
+  readSync,
   renameSync,
   unlinkSync,
   write,
@@ -15,6 +25,7 @@ import {
   writev,
   writevSync,
 } from 'node:fs';
+import { crc32 } from 'node:zlib';
 import type { Logger } from 'pino';
 import { encodedBuffers, type SequencedAlert } from '../alerts/alert-hub.js';
 
@@ -44,6 +55,10 @@ export interface AlertLogStats {
   rotations: number;
   /** Batches that could not be written (the alerts were still published on the stream). */
   writeErrors: number;
+  /** Events resent after a restart whose alerts the log already held: not written again. */
+  alreadyWritten: number;
+  /** Marks (FILE.mark) that could not be written: after a restart, those events' alerts are written again. */
+  markErrors: number;
 }
 
 /** An open alert log. */
@@ -52,7 +67,15 @@ export interface AlertLog {
    * Appends one line (no newline), or a hub's alert (its bytes are the hub's, encoded once for every writer);
    * `onWritten` runs once it is written (or its write failed, counted).
    */
-  append(line: string | SequencedAlert, onWritten?: () => void): void;
+  append(line: string | SequencedAlert, onWritten?: () => void, seq?: number): void;
+  /**
+   * Starts marking batches with the events' numbering `identity` (undefined: no marks) and returns the
+   * highest sequence number of that numbering whose alert the log is known to hold, 0 when none. Call once,
+   * before the first append with a sequence number.
+   */
+  resume(identity: string | undefined): number;
+  /** True, and counted, when the alert of event `seq` was written before the restart (seq ≤ what resume said). */
+  holds(seq: number): boolean;
   stats(): AlertLogStats;
   /** Writes what is pending and closes the file. */
   close(): Promise<void>;
@@ -63,6 +86,96 @@ const SLOW_WRITE_MS = 5;
 
 /** Defaults of the alert log. */
 export const ALERT_LOG_DEFAULTS = { maxBytes: 64 * 1024 * 1024, maxFiles: 5, mode: 0o640 } as const;
+
+/** Size of FILE.mark: one JSON line padded with spaces, rewritten in place. */
+const MARK_BYTES = 512;
+
+/** What FILE.mark says: the batch written after it holds events up to `seq` of the numbering `id`. */
+interface LogMark {
+  id: string;
+  seq: number;
+  dev: number;
+  ino: number;
+  offset: number;
+  length: number;
+  crc: number;
+}
+
+/** The mark file of a log. */
+export function alertLogMarkPath(path: string): string {
+  return `${path}.mark`;
+}
+
+function parseMark(text: string): LogMark | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof v !== 'object' || v === null) return undefined;
+  const m = v as Record<string, unknown>;
+  const counts = ['seq', 'dev', 'ino', 'offset', 'length', 'crc'] as const;
+  if (
+    typeof m['id'] !== 'string' ||
+    !counts.every((k) => Number.isSafeInteger(m[k]) && (m[k] as number) >= 0)
+  ) {
+    return undefined;
+  }
+  return m as unknown as LogMark;
+}
+
+/** CRC-32 of `length` bytes of `fd` from `offset`, or undefined when the file is shorter. */
+function crcOfRange(fd: number, offset: number, length: number): number | undefined {
+  const chunk = Buffer.allocUnsafe(Math.min(length, 1 << 20) || 1);
+  let crc = 0;
+  let done = 0;
+  while (done < length) {
+    const n = readSync(fd, chunk, 0, Math.min(chunk.length, length - done), offset + done);
+    if (n === 0) return undefined;
+    crc = crc32(chunk.subarray(0, n), crc);
+    done += n;
+  }
+  return crc;
+}
+
+/** Whether the batch a mark describes is in one of the log's files, byte for byte. */
+function markHolds(mark: LogMark, files: readonly string[]): boolean {
+  for (const file of files) {
+    let fd: number;
+    try {
+      fd = openSync(file, 'r');
+    } catch {
+      continue;
+    }
+    try {
+      const st = fstatSync(fd);
+      if (st.dev !== mark.dev || st.ino !== mark.ino) continue;
+      return st.size >= mark.offset + mark.length && crcOfRange(fd, mark.offset, mark.length) === mark.crc;
+    } finally {
+      closeSync(fd);
+    }
+  }
+  return false;
+}
+
+/** The byte at `size - 1` of a file; a newline when it cannot be read (then nothing is added). */
+function lastByteOf(path: string, size: number): number {
+  const one = Buffer.alloc(1);
+  let rfd: number;
+  try {
+    rfd = openSync(path, 'r');
+  } catch {
+    return 0x0a;
+  }
+  try {
+    return readSync(rfd, one, 0, 1, size - 1) === 1 ? (one[0] as number) : 0x0a;
+  } catch {
+    return 0x0a;
+  } finally {
+    closeSync(rfd);
+  }
+}
 
 /** The names of the files of a log, newest first: FILE, FILE.1, …, FILE.<files-1>. */
 export function alertLogFiles(path: string, maxFiles: number): string[] {
@@ -89,8 +202,21 @@ export function openAlertLog(options: AlertLogOptions): AlertLog {
   };
   let fd = openFile();
   let bytes = fstatSync(fd).size;
+  if (bytes > 0 && lastByteOf(path, bytes) !== 0x0a) {
+    // A write cut short by a crash left a partial last line: end it, so the next line stays whole (readers
+    // skip the partial one).
+    writeSync(fd, '\n');
+    bytes++;
+  }
   let rotations = 0;
   let writeErrors = 0;
+  let alreadyWritten = 0;
+  let markErrors = 0;
+  /** Marking: the numbering's identity, FILE.mark's descriptor, and the highest number known written. */
+  let markId: string | undefined;
+  let markFd: number | undefined;
+  let heldUpTo = 0;
+  let pendingSeq = 0;
   let writeOnThread = options.writeOnThread ?? true;
   let pending: (string | SequencedAlert)[] = [];
   let callbacks: (() => void)[] = [];
@@ -129,10 +255,16 @@ export function openAlertLog(options: AlertLogOptions): AlertLog {
    * thread pool costs two thread switches per batch), else, from the first slow write on, in the thread
    * pool, so that a slow or network file system does not hold up the event loop again.
    */
-  const writeBuffers = (bufs: Buffer[], size: number, done: (err: Error | null) => void): void => {
+  const writeBuffers = (
+    bufs: Buffer[],
+    size: number,
+    mark: Buffer | undefined,
+    done: (err: Error | null) => void,
+  ): void => {
     if (writeOnThread) {
       const started = process.hrtime.bigint();
       let error: Error | null = null;
+      if (mark !== undefined) writeMark(mark);
       try {
         let n = bufs.length === 1 ? writeSync(fd, bufs[0] as Buffer) : writevSync(fd, bufs);
         if (n < size) {
@@ -150,6 +282,14 @@ export function openAlertLog(options: AlertLogOptions): AlertLog {
       done(error);
       return;
     }
+    if (mark !== undefined && markFd !== undefined) {
+      // In the thread pool too, the mark is written before the batch.
+      write(markFd, mark, 0, mark.length, 0, (err) => {
+        if (err) markFailed(err);
+        writeBuffers(bufs, size, undefined, done);
+      });
+      return;
+    }
     if (bufs.length === 1) {
       writeAll(bufs[0] as Buffer, 0, done);
       return;
@@ -159,6 +299,38 @@ export function openAlertLog(options: AlertLogOptions): AlertLog {
       else if (n < size) writeAll(Buffer.concat(bufs, size), n, done);
       else done(null);
     });
+  };
+
+  const markFailed = (err: unknown): void => {
+    if (markErrors++ === 0) {
+      logger.warn(
+        { err, path },
+        'alert log mark write failed; after a restart those alerts may be written twice',
+      );
+    }
+  };
+
+  const writeMark = (mark: Buffer): void => {
+    if (markFd === undefined) return;
+    try {
+      writeSync(markFd, mark, 0, mark.length, 0);
+    } catch (err) {
+      markFailed(err);
+    }
+  };
+
+  /** The mark for a batch of `bufs` (holding events up to `seq`) about to be written at the end of the file. */
+  const markFor = (bufs: readonly Buffer[], size: number, seq: number): Buffer | undefined => {
+    if (markFd === undefined || markId === undefined || seq === 0) return undefined;
+    let crc = 0;
+    for (const b of bufs) crc = crc32(b, crc);
+    const st = fstatSync(fd);
+    const mark: LogMark = { id: markId, seq, dev: st.dev, ino: st.ino, offset: st.size, length: size, crc };
+    const text = JSON.stringify(mark);
+    const buf = Buffer.alloc(MARK_BYTES, 0x20);
+    buf.write(text, 0, 'utf8');
+    buf[MARK_BYTES - 1] = 0x0a;
+    return buf;
   };
 
   /** The pending lines as bytes, in order: strings encoded together, alerts as the hub's bytes. */
@@ -193,8 +365,10 @@ export function openAlertLog(options: AlertLogOptions): AlertLog {
     let size = 0;
     for (const b of bufs) size += b.length;
     const done = callbacks;
+    const seq = pendingSeq;
     pending = [];
     callbacks = [];
+    pendingSeq = 0;
     writing = true;
     try {
       if (bytes > 0 && bytes + size > maxBytes) rotate();
@@ -202,7 +376,13 @@ export function openAlertLog(options: AlertLogOptions): AlertLog {
       writeErrors++;
       logger.error({ err, path }, 'alert log rotation failed; writing on');
     }
-    writeBuffers(bufs, size, (err) => {
+    let mark: Buffer | undefined;
+    try {
+      mark = markFor(bufs, size, seq);
+    } catch (err) {
+      markFailed(err);
+    }
+    writeBuffers(bufs, size, mark, (err) => {
       writing = false;
       if (err) {
         writeErrors++;
@@ -217,19 +397,54 @@ export function openAlertLog(options: AlertLogOptions): AlertLog {
   };
 
   return {
-    append(line, onWritten) {
+    append(line, onWritten, seq) {
       if (closed) {
         onWritten?.();
         return;
       }
       pending.push(line);
+      if (seq !== undefined && seq > pendingSeq) pendingSeq = seq;
       if (onWritten) callbacks.push(onWritten);
       if (!scheduled && !writing) {
         scheduled = true;
         setImmediate(flush);
       }
     },
-    stats: () => ({ path, bytes, rotations, writeErrors }),
+    resume(identity) {
+      if (markFd !== undefined || identity === undefined) return heldUpTo;
+      const markPath = alertLogMarkPath(path);
+      try {
+        markFd = openSync(markPath, fsConstants.O_RDWR | fsConstants.O_CREAT, mode);
+        fchmodSync(markFd, mode);
+        if (options.gid !== undefined) fchownSync(markFd, -1, options.gid);
+      } catch (err) {
+        if (markFd !== undefined) closeSync(markFd);
+        markFd = undefined;
+        logger.warn(
+          { err, path: markPath },
+          'cannot open the alert log mark; after a restart alerts may be written twice',
+        );
+        return 0;
+      }
+      markId = identity;
+      const text = Buffer.alloc(MARK_BYTES);
+      const n = readSync(markFd, text, 0, MARK_BYTES, 0);
+      const mark = parseMark(text.subarray(0, n).toString('utf8').trim());
+      if (mark !== undefined && mark.id === identity && markHolds(mark, alertLogFiles(path, maxFiles))) {
+        heldUpTo = mark.seq;
+        logger.info(
+          { path, seq: heldUpTo },
+          'alert log holds the events up to this number; resent ones are not written again',
+        );
+      }
+      return heldUpTo;
+    },
+    holds(seq) {
+      if (seq > heldUpTo) return false;
+      alreadyWritten++;
+      return true;
+    },
+    stats: () => ({ path, bytes, rotations, writeErrors, alreadyWritten, markErrors }),
     async close() {
       if (closed) return;
       await new Promise<void>((resolve) => {
@@ -239,6 +454,8 @@ export function openAlertLog(options: AlertLogOptions): AlertLog {
       closed = true;
       idle = [];
       closeSync(fd);
+      if (markFd !== undefined) closeSync(markFd);
+      markFd = undefined;
     },
   };
 }

@@ -60,6 +60,10 @@ export class CompositePlane implements DataPlane {
     this.planes[0].acknowledge?.(seq);
   }
 
+  sequenceIdentity(): Promise<string | undefined> {
+    return this.planes[0].sequenceIdentity?.() ?? Promise.resolve(undefined);
+  }
+
   async stats(): Promise<DataPlaneStats> {
     const all = await Promise.all(this.planes.map((p) => p.stats()));
     const hostIsolation = all.find((s) => s.hostIsolation !== undefined)?.hostIsolation;

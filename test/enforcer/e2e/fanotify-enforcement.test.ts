@@ -4,7 +4,16 @@
 // (compiler/decide) as well as against the expected text. Alerts are read back with `rtctl logs`.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  writeFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -621,6 +630,14 @@ describe('fanotify enforcement on real containers (containerd + runc + busybox)'
       assert.equal(denied, 80, `alerts for the 80 denials (alerts before: ${before})`);
       const fromLogs = readLogs(enforcer.url, ['-n', 'ns-a', '--pod', 'web-1', '--operation', 'Process']);
       assert.equal(fromLogs.filter((a) => a.Resource === '/bin/id' && a.Action === 'Block').length, 80);
+      // The log's mark names the kept helper's numbering (boot id, pid, start time): what lets a restart tell
+      // a resent event already written from a new one.
+      const mark = JSON.parse(readFileSync(join(work, 'alerts.jsonl.mark'), 'utf8')) as {
+        id: string;
+        seq: number;
+      };
+      assert.match(mark.id, /^[0-9a-f-]+:[0-9]+:[0-9]+$/);
+      assert.ok(mark.seq > 0);
     });
   });
 });

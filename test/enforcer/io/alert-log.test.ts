@@ -1,6 +1,7 @@
-// The alert log: rotation by size into a bounded number of files, mode 0640 with a group, and a start-up
-// that reads only the tail it replays, from the end backwards, so a log of any size (here a 3 GiB sparse
-// file from before rotation, costing no disk) does not stop a restart.
+// The alert log: rotation by size into a bounded number of files, mode 0640 with a group, a start-up that
+// reads only the tail it replays, from the end backwards, so a log of any size (here a 3 GiB sparse file from
+// before rotation, costing no disk) does not stop a restart, and the mark that says which numbered events the
+// log holds.
 import assert from 'node:assert/strict';
 import {
   appendFileSync,
@@ -17,7 +18,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { alertLogFiles, openAlertLog } from '../../../enforcer/io/alert-log.js';
+import { alertLogFiles, alertLogMarkPath, openAlertLog } from '../../../enforcer/io/alert-log.js';
 import { readAlertLogTail } from '../../../enforcer/io/alert-log-tail.js';
 import type { AlertRecord } from '../../../enforcer/alerts/alert-record.js';
 
@@ -116,5 +117,62 @@ describe('alert log', () => {
       () => openAlertLog({ path: join(dir, 'missing', 'a.log'), logger }),
       (e: unknown) => e instanceof Error && /ENOENT/.test(e.message),
     );
+  });
+  it('ends a partial last line left by a crash before appending, so the next alert stays whole', async () => {
+    const path = join(dir, 'torn.log');
+    writeFileSync(path, `${line(1)}\n{"Timestamp":2,"Reso`);
+    const log = openAlertLog({ path, logger });
+    await appendAll(log, [line(3)]);
+    await log.close();
+    const tail = readAlertLogTail(path, 10).map((a) => a.Timestamp);
+    assert.deepEqual(tail, [1, 3], 'the cut line is skipped, the new one is read');
+  });
+
+  it('marks each numbered batch and, reopened, holds exactly the numbers whose bytes are in the log, rotated files too', async () => {
+    const path = join(dir, 'marked.log');
+    let log = openAlertLog({ path, maxBytes: 600, maxFiles: 3, logger });
+    assert.equal(log.resume('boot:7:99'), 0, 'a new log holds nothing');
+    for (let seq = 1; seq <= 9; seq++) {
+      await new Promise<void>((resolve) => log.append(line(seq, 100), resolve, seq));
+    }
+    await log.close();
+    assert.ok(existsSync(`${path}.1`), 'the log rotated');
+    assert.equal(statSync(alertLogMarkPath(path)).mode & 0o777, 0o640);
+    log = openAlertLog({ path, maxBytes: 600, maxFiles: 3, logger });
+    assert.equal(log.resume('boot:7:99'), 9);
+    assert.equal(log.holds(9), true);
+    assert.equal(log.holds(10), false);
+    assert.equal(log.stats().alreadyWritten, 1);
+    await log.close();
+    // Another numbering (a restarted helper) holds nothing.
+    log = openAlertLog({ path, maxBytes: 600, maxFiles: 3, logger });
+    assert.equal(log.resume('boot:7:100'), 0);
+    assert.equal(log.holds(1), false);
+    await log.close();
+    // The marked batch moved to FILE.1 by a rotation is still found there.
+    log = openAlertLog({ path, maxBytes: 600, maxFiles: 3, logger });
+    await appendAll(log, [line(50, 500), line(51, 500)]);
+    await log.close();
+    log = openAlertLog({ path, maxBytes: 600, maxFiles: 3, logger });
+    assert.equal(log.resume('boot:7:99'), 9, 'found in a rotated file');
+    await log.close();
+    // One byte of the marked batch changed: nothing is proven held.
+    for (const file of alertLogFiles(path, 3)) {
+      if (!existsSync(file)) continue;
+      const text = readFileSync(file, 'utf8');
+      if (text.includes('"/r9"')) writeFileSync(file, text.replace('"/r9"', '"/r8"'));
+    }
+    log = openAlertLog({ path, maxBytes: 600, maxFiles: 3, logger });
+    assert.equal(log.resume('boot:7:99'), 0, 'a changed batch proves nothing');
+    await log.close();
+    // A mark that is not one (a cut or foreign file) proves nothing either, and is rewritten on the next batch.
+    writeFileSync(alertLogMarkPath(path), '{"id":"boot:7:99","seq":');
+    log = openAlertLog({ path, maxBytes: 600, maxFiles: 3, logger });
+    assert.equal(log.resume('boot:7:99'), 0);
+    await new Promise<void>((resolve) => log.append(line(60), resolve, 60));
+    await log.close();
+    log = openAlertLog({ path, maxBytes: 600, maxFiles: 3, logger });
+    assert.equal(log.resume('boot:7:99'), 60);
+    await log.close();
   });
 });
