@@ -5,9 +5,9 @@
 // Written again after a restart: the data plane resends every event not acknowledged, and an event is
 // acknowledged only after its alert is written, so an enforcer killed between the two would write that alert
 // twice. With `resume(identity)`, each batch that carries events' sequence numbers is preceded by a mark in
-// FILE.mark (the numbering's identity, the batch's last number, the file, offset, length and CRC-32 of its
-// bytes); on start the mark is checked against the log's bytes, and only when they are there, byte for byte,
-// are events up to that number known written. A mark that cannot be checked proves nothing: those events are
+// FILE.mark (the numbering's identity, the batch's last number, the file, offset, length and a CRC-32 of its
+// last bytes); on start the mark is checked against the log, and only when those bytes are there are events
+// up to that number known written. A mark that cannot be checked proves nothing: those events are
 // written again (at least once, never lost).
 import {
   closeSync,
@@ -90,6 +90,12 @@ export const ALERT_LOG_DEFAULTS = { maxBytes: 64 * 1024 * 1024, maxFiles: 5, mod
 /** Size of FILE.mark: one JSON line padded with spaces, rewritten in place. */
 const MARK_BYTES = 512;
 
+/**
+ * The CRC-32 covers the batch's last bytes, up to this many: its last lines, whose time stamps, process ids
+ * and resources are this batch's alone, and the bytes a write cut short or a disk that lost them would miss.
+ */
+const MARK_CHECKED_BYTES = 4096;
+
 /** What FILE.mark says: the batch written after it holds events up to `seq` of the numbering `id`. */
 interface LogMark {
   id: string;
@@ -98,6 +104,7 @@ interface LogMark {
   ino: number;
   offset: number;
   length: number;
+  /** CRC-32 of the last min(length, MARK_CHECKED_BYTES) bytes of the batch. */
   crc: number;
 }
 
@@ -151,7 +158,9 @@ function markHolds(mark: LogMark, files: readonly string[]): boolean {
     try {
       const st = fstatSync(fd);
       if (st.dev !== mark.dev || st.ino !== mark.ino) continue;
-      return st.size >= mark.offset + mark.length && crcOfRange(fd, mark.offset, mark.length) === mark.crc;
+      const checked = Math.min(mark.length, MARK_CHECKED_BYTES);
+      const from = mark.offset + mark.length - checked;
+      return st.size >= mark.offset + mark.length && crcOfRange(fd, from, checked) === mark.crc;
     } finally {
       closeSync(fd);
     }
@@ -217,6 +226,9 @@ export function openAlertLog(options: AlertLogOptions): AlertLog {
   let markFd: number | undefined;
   let heldUpTo = 0;
   let pendingSeq = 0;
+  /** Device and inode of the file being written (read once per file). */
+  let fileId: { dev: number; ino: number } | undefined;
+  const markBuf = Buffer.alloc(MARK_BYTES);
   let writeOnThread = options.writeOnThread ?? true;
   let pending: (string | SequencedAlert)[] = [];
   let callbacks: (() => void)[] = [];
@@ -237,6 +249,7 @@ export function openAlertLog(options: AlertLogOptions): AlertLog {
     }
     fd = openFile();
     bytes = 0;
+    fileId = undefined;
     rotations++;
     logger.info({ path, rotations }, 'alert log rotated');
   };
@@ -322,15 +335,33 @@ export function openAlertLog(options: AlertLogOptions): AlertLog {
   /** The mark for a batch of `bufs` (holding events up to `seq`) about to be written at the end of the file. */
   const markFor = (bufs: readonly Buffer[], size: number, seq: number): Buffer | undefined => {
     if (markFd === undefined || markId === undefined || seq === 0) return undefined;
+    // The batch's last bytes, from its last buffers.
+    let first = bufs.length;
+    let skip = 0;
+    for (let covered = 0; first > 0 && covered < MARK_CHECKED_BYTES;) {
+      const b = bufs[--first] as Buffer;
+      covered += b.length;
+      skip = Math.max(0, covered - MARK_CHECKED_BYTES);
+    }
     let crc = 0;
-    for (const b of bufs) crc = crc32(b, crc);
-    const st = fstatSync(fd);
-    const mark: LogMark = { id: markId, seq, dev: st.dev, ino: st.ino, offset: st.size, length: size, crc };
-    const text = JSON.stringify(mark);
-    const buf = Buffer.alloc(MARK_BYTES, 0x20);
-    buf.write(text, 0, 'utf8');
-    buf[MARK_BYTES - 1] = 0x0a;
-    return buf;
+    for (let i = first; i < bufs.length; i++) {
+      const b = bufs[i] as Buffer;
+      crc = crc32(i === first && skip > 0 ? b.subarray(skip) : b, crc);
+    }
+    fileId ??= fstatSync(fd);
+    const mark: LogMark = {
+      id: markId,
+      seq,
+      dev: fileId.dev,
+      ino: fileId.ino,
+      offset: bytes,
+      length: size,
+      crc,
+    };
+    markBuf.fill(0x20);
+    markBuf.write(JSON.stringify(mark), 0, 'utf8');
+    markBuf[MARK_BYTES - 1] = 0x0a;
+    return markBuf;
   };
 
   /** The pending lines as bytes, in order: strings encoded together, alerts as the hub's bytes. */
