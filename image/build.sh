@@ -50,10 +50,15 @@ chmod 1777 "$app/tmp"
 tar -xzf "$node_tgz" -C "$app/usr/local" --strip-components=1 package/bin/node
 cp package.json package-lock.json "$app/opt/rtctl/"
 cp -r dist "$app/opt/rtctl/dist"
-find "$app/opt/rtctl/dist" -name '*.map' -delete
-# Not shipped: test-only native tools (a no-op BPF-LSM program and its attacher, for the benchmark's floor),
-# and other packagings' outputs (the single executable, the Debian package).
-rm -rf "$app/opt/rtctl/dist/native/bpf/test-only" "$app/opt/rtctl/dist/sea" "$app/opt/rtctl/dist/deb"
+# What no packaging ships (install/not-shipped.txt, which the Debian package's build reads too).
+while IFS= read -r entry; do
+  case "$entry" in
+    '' | '#'*) ;;
+    '*.'*) find "$app/opt/rtctl/dist" -type f -name "$entry" -delete ;;
+    *..* | /*) echo "install/not-shipped.txt: bad entry $entry" >&2; exit 1 ;;
+    *) rm -rf "$app/opt/rtctl/dist/${entry%/}" ;;
+  esac
+done < install/not-shipped.txt
 (cd "$app/opt/rtctl" && npm ci --silent --omit=dev --ignore-scripts --no-audit --no-fund)
 rm -f "$app/opt/rtctl/package-lock.json"
 rm -rf "$app/opt/rtctl/node_modules/.package-lock.json"

@@ -26,9 +26,10 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { isNotShipped, readNotShipped } from '../not-shipped.js';
 import { DEFAULT_ENFORCER_CONFIG } from './default-config.js';
 import { POSTINST, POSTRM, PRERM } from './deb-scripts.js';
 import { PACKAGED_UNIT_PATH, UNIT_CONFIG_PATH, renderEnforcerUnit } from './enforcer-unit.js';
@@ -182,32 +183,12 @@ export function buildDeb(options: { outDir?: string; sourceDateEpoch?: string } 
   chmodSync(join(lib, 'node'), 0o755);
   cpSync(join(ROOT, 'package.json'), join(app, 'package.json'));
   cpSync(join(ROOT, 'package-lock.json'), join(app, 'package-lock.json'));
+  // What no packaging ships (install/not-shipped.txt, which the image reads too).
+  const notShipped = readNotShipped();
   cpSync(join(ROOT, 'dist'), join(app, 'dist'), {
     recursive: true,
-    filter: (src) => {
-      const rel = relative(join(ROOT, 'dist'), src);
-      // Not shipped: other packagings' outputs (deb, the single executable) and test-only native tools (a
-      // no-op BPF-LSM program and its attacher, for a benchmark).
-      return (
-        !rel.startsWith('deb') &&
-        !rel.startsWith('sea') &&
-        !rel.startsWith('native/bpf/test-only') &&
-        !src.endsWith('.map') &&
-        !src.endsWith('.tsbuildinfo')
-      );
-    },
+    filter: (src) => !isNotShipped(notShipped, relative(join(ROOT, 'dist'), src).split(sep).join('/')),
   });
-  // Build inputs of the native tools are not needed at run time (the loader embeds the BPF object).
-  // The network and system call planes' objects are loaded from their files at run time (they stay,
-  // unstripped: a BPF object's BTF and relocations are what the loaders read).
-  for (const f of [
-    'native/bpf/vmlinux.h',
-    'native/bpf/rtctl-lsm.skel.h',
-    'native/bpf/rtctl-lsm.bpf.o',
-    'native/network/vmlinux.h',
-    'native/syscalls/vmlinux.h',
-  ])
-    rmSync(join(app, 'dist', f), { force: true });
   run('npm', ['ci', '--silent', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund'], app);
   rmSync(join(app, 'package-lock.json'));
   rmSync(join(app, 'node_modules/.package-lock.json'), { force: true });
