@@ -727,11 +727,12 @@ static __always_inline int dcache_answer(struct rt_dkey *key, struct rt_dstamp *
 	return 0;
 }
 
-SEC("lsm/bprm_check_security")
-int BPF_PROG(rt_bprm_check, struct linux_binprm *bprm, int ret)
+/* Decides an exec (`exec`, class Process) or an open (class File) of `file`: from the decision cache when a
+ * silent allow of the same file, actor and mode is still valid, else from the rules (then cached when silent).
+ * The acting executable is the task's running one: for an exec, the one running before it (the parent's in
+ * alert terms); for an open, the current program. An exec never writes, and carries no open flags. */
+static __always_inline int decide_file(struct file *file, __u8 cls, int exec)
 {
-	if (ret)
-		return ret;
 	struct rt_dstamp now;
 	int stamped = dcache_epoch(&now);
 	struct rt_config *cfg = bpf_map_lookup_elem(&rt_config, &zero);
@@ -741,23 +742,30 @@ int BPF_PROG(rt_bprm_check, struct linux_binprm *bprm, int ret)
 	struct rt_workload *w = find_workload(cfg, t);
 	if (!w)
 		return 0;
-	struct file *file = bprm->file;
 	struct rt_dkey key;
 	int cacheable = 0;
-	if (stamped && dcache_answer(&key, &now, &cacheable, cfg, file, t, w, 1))
+	if (stamped && dcache_answer(&key, &now, &cacheable, cfg, file, t, w, exec))
 		return 0;
-	struct scratch *s = begin_with(cfg, w, t, RT_CLASS_PROCESS);
+	struct scratch *s = begin_with(cfg, w, t, cls);
 	if (!s)
 		return 0;
-	/* The acting executable of an exec is the one running before it: the parent's in alert terms. */
 	s->actor_len = exe_path(s, t, s->actor, 1);
 	s->res_len = file_path(s, file, s->res);
+	s->write = !exec && (file->f_mode & FMODE_WRITE) != 0;
 	s->owner = file->f_inode->i_uid.val == (__u32)bpf_get_current_uid_gid();
 	find_rule(s, s->res, 1);
-	int verdict = conclude(s, 0, 0, 0, 1, 1);
+	int verdict = conclude(s, exec ? 0 : file->f_flags, 0, 0, 1, 1);
 	if (cacheable && s->silent)
 		bpf_map_update_elem(&rt_dcache, &key, &now, BPF_ANY);
 	return verdict;
+}
+
+SEC("lsm/bprm_check_security")
+int BPF_PROG(rt_bprm_check, struct linux_binprm *bprm, int ret)
+{
+	if (ret)
+		return ret;
+	return decide_file(bprm->file, RT_CLASS_PROCESS, 1);
 }
 
 SEC("lsm/file_open")
@@ -765,33 +773,10 @@ int BPF_PROG(rt_file_open, struct file *file, int ret)
 {
 	if (ret)
 		return ret;
+	/* The open of an exec is decided as the exec, in bprm_check_security. */
 	if (file->f_flags & RT_FMODE_EXEC)
 		return 0;
-	struct rt_dstamp now;
-	int stamped = dcache_epoch(&now);
-	struct rt_config *cfg = bpf_map_lookup_elem(&rt_config, &zero);
-	if (!cfg || !cfg->enabled)
-		return 0;
-	struct task_struct *t = bpf_get_current_task_btf();
-	struct rt_workload *w = find_workload(cfg, t);
-	if (!w)
-		return 0;
-	struct rt_dkey key;
-	int cacheable = 0;
-	if (stamped && dcache_answer(&key, &now, &cacheable, cfg, file, t, w, 0))
-		return 0;
-	struct scratch *s = begin_with(cfg, w, t, RT_CLASS_FILE);
-	if (!s)
-		return 0;
-	s->actor_len = exe_path(s, t, s->actor, 1);
-	s->res_len = file_path(s, file, s->res);
-	s->write = (file->f_mode & FMODE_WRITE) != 0;
-	s->owner = file->f_inode->i_uid.val == (__u32)bpf_get_current_uid_gid();
-	find_rule(s, s->res, 1);
-	int verdict = conclude(s, file->f_flags, 0, 0, 1, 1);
-	if (cacheable && s->silent)
-		bpf_map_update_elem(&rt_dcache, &key, &now, BPF_ANY);
-	return verdict;
+	return decide_file(file, RT_CLASS_FILE, 0);
 }
 
 /* The first name of a socket, as the rules write it (docs/semantics.md "Socket names"); 0 when network rules
