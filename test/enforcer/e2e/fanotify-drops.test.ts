@@ -10,11 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
-import { lintTexts } from '../../../compiler/lint.js';
 import type { DataPlane, DataPlaneEvent } from '../../../enforcer/data-plane.js';
 import { createFanotifyPlane } from '../../../enforcer/fanotify/fanotify-plane.js';
-import { buildNodeState } from '../../../enforcer/node-state.js';
-import { describeContainer } from '../../../enforcer/workload.js';
 import { NativeArtifact, requireNativeArtifact } from '../../support/native.js';
 import { requirePrereqs } from '../../support/prereq.js';
 import {
@@ -24,6 +21,7 @@ import {
   type TestContainer,
 } from '../support/containerd.js';
 import { stopHelper } from '../support/enforcer-process.js';
+import { applyPolicies } from '../support/apply-policies.js';
 
 const AUDIT = `apiVersion: security.runtime.com/v1
 kind: RuntimePolicy
@@ -85,17 +83,7 @@ describe('fanotify plane loss accounting on a real container', function () {
     if (!cd || !container) throw new Error('not started');
     const first = plane();
     await first.start();
-    const lint = lintTexts([{ file: 'audit.yaml', text: AUDIT }]);
-    const w = describeContainer({
-      id: container.id,
-      labels: { app: 'web', 'io.kubernetes.pod.namespace': 'ns-a' },
-      image: '',
-      pid: container.pid,
-      cgroupPath: '',
-    });
-    await first.apply(
-      buildNodeState({ ruleSet: lint.ruleSet, workloads: [w], postures: new Map(), nodeLabels: {} }, 1).state,
-    );
+    await applyPolicies(first, [{ file: 'audit.yaml', text: AUDIT }], container, 1);
     // Nobody reads events: 200 audited opens into an 8 KiB ring.
     const r = await cd.exec(container.id, [
       '/bin/sh',
@@ -156,17 +144,7 @@ describe('fanotify plane loss accounting on a real container', function () {
     const GENERATED = 5000;
     const p = plane(1 << 20);
     await p.start();
-    const lint = lintTexts([{ file: 'audit.yaml', text: AUDIT }]);
-    const w = describeContainer({
-      id: container.id,
-      labels: { app: 'web', 'io.kubernetes.pod.namespace': 'ns-a' },
-      image: '',
-      pid: container.pid,
-      cgroupPath: '',
-    });
-    await p.apply(
-      buildNodeState({ ruleSet: lint.ruleSet, workloads: [w], postures: new Map(), nodeLabels: {} }, 1).state,
-    );
+    await applyPolicies(p, [{ file: 'audit.yaml', text: AUDIT }], container, 1);
     const stream = connect(socket);
     await new Promise<void>((resolve, reject) => {
       stream.once('connect', resolve);

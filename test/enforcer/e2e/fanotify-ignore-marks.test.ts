@@ -16,8 +16,6 @@ import { Operation } from '../../../compiler/ir/rule-set.js';
 import { lintTexts } from '../../../compiler/lint.js';
 import type { DataPlane } from '../../../enforcer/data-plane.js';
 import { createFanotifyPlane } from '../../../enforcer/fanotify/fanotify-plane.js';
-import { buildNodeState } from '../../../enforcer/node-state.js';
-import { describeContainer } from '../../../enforcer/workload.js';
 import { NativeArtifact, requireNativeArtifact } from '../../support/native.js';
 import { requirePrereqs } from '../../support/prereq.js';
 import {
@@ -27,6 +25,7 @@ import {
   type TestContainer,
 } from '../support/containerd.js';
 import { stopHelper } from '../support/enforcer-process.js';
+import { applyPolicies } from '../support/apply-policies.js';
 
 /** In the image (the container's writable root file system). */
 const TOOL = '/usr/local/bin/ignore-tool';
@@ -86,19 +85,11 @@ describe('fanotify inode ignore marks on a real container (containerd + runc + b
   async function apply(...policyTexts: string[]): Promise<void> {
     if (!plane || !container) throw new Error('not started');
     texts = policyTexts;
-    const lint = lintTexts(policyTexts.map((text, i) => ({ file: `p${i}.yaml`, text })));
-    const w = describeContainer({
-      id: container.id,
-      labels: { app: 'web', 'io.kubernetes.pod.namespace': 'ns-a' },
-      image: '',
-      pid: container.pid,
-      cgroupPath: '',
-    });
-    await plane.apply(
-      buildNodeState(
-        { ruleSet: lint.ruleSet, workloads: [w], postures: new Map(), nodeLabels: {} },
-        ++generation,
-      ).state,
+    await applyPolicies(
+      plane,
+      policyTexts.map((text, i) => ({ file: `p${i}.yaml`, text })),
+      container,
+      ++generation,
     );
   }
 

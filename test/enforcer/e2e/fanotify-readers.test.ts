@@ -13,11 +13,8 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { pino } from 'pino';
-import { lintTexts } from '../../../compiler/lint.js';
 import type { DataPlane, DataPlaneEvent } from '../../../enforcer/data-plane.js';
 import { createFanotifyPlane } from '../../../enforcer/fanotify/fanotify-plane.js';
-import { buildNodeState } from '../../../enforcer/node-state.js';
-import { describeContainer } from '../../../enforcer/workload.js';
 import { NativeArtifact, requireNativeArtifact } from '../../support/native.js';
 import { isRoot, requirePrereqs } from '../../support/prereq.js';
 import { waitUntil } from '../../support/wait-until.js';
@@ -28,6 +25,7 @@ import {
   type TestContainer,
 } from '../support/containerd.js';
 import { stopHelper } from '../support/enforcer-process.js';
+import { applyPolicies } from '../support/apply-policies.js';
 
 const DIRS = ['a', 'b', 'o'] as const; // audited, blocked, allowed
 const FILES_PER_DIR = 4;
@@ -105,20 +103,7 @@ for (const mode of ['8', 'default'] as const) {
 
     async function apply(texts: { file: string; text: string }[], generation: number): Promise<void> {
       if (!plane || !container) throw new Error('not started');
-      const lint = lintTexts(texts);
-      const w = describeContainer({
-        id: container.id,
-        labels: { app: 'web', 'io.kubernetes.pod.namespace': 'ns-a' },
-        image: '',
-        pid: container.pid,
-        cgroupPath: '',
-      });
-      await plane.apply(
-        buildNodeState(
-          { ruleSet: lint.ruleSet, workloads: [w], postures: new Map(), nodeLabels: {} },
-          generation,
-        ).state,
-      );
+      await applyPolicies(plane, texts, container, generation);
     }
 
     before(async function () {

@@ -13,11 +13,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { lintTexts } from '../../../compiler/lint.js';
 import type { DataPlane, DataPlaneEvent } from '../../../enforcer/data-plane.js';
 import { createFanotifyPlane } from '../../../enforcer/fanotify/fanotify-plane.js';
-import { buildNodeState } from '../../../enforcer/node-state.js';
-import { describeContainer } from '../../../enforcer/workload.js';
 import { NativeArtifact, requireNativeArtifact } from '../../support/native.js';
 import { hasCommand, isRoot, requirePrereqs } from '../../support/prereq.js';
 import { waitUntil } from '../../support/wait-until.js';
@@ -28,6 +25,7 @@ import {
   type TestContainer,
 } from '../support/containerd.js';
 import { REPO_ROOT, stopHelper } from '../support/enforcer-process.js';
+import { applyPolicies } from '../support/apply-policies.js';
 
 const AUDIT = `apiVersion: security.runtime.com/v1
 kind: RuntimePolicy
@@ -85,17 +83,10 @@ describe('fanotify helper: process identity in events (real container, reused pi
       logger: pino({ level: 'silent' }),
     });
     await plane.start();
-    const lint = lintTexts([{ file: 'audit.yaml', text: AUDIT }]);
-    const w = describeContainer({
-      id: container.id,
-      labels: { app: 'ident', 'io.kubernetes.pod.namespace': 'ns-id' },
-      image: '',
-      pid: container.pid,
-      cgroupPath: '',
+    await applyPolicies(plane, [{ file: 'audit.yaml', text: AUDIT }], container, 1, {
+      app: 'ident',
+      'io.kubernetes.pod.namespace': 'ns-id',
     });
-    await plane.apply(
-      buildNodeState({ ruleSet: lint.ruleSet, workloads: [w], postures: new Map(), nodeLabels: {} }, 1).state,
-    );
     const p = plane;
     void (async () => {
       for await (const e of p.events()) {
