@@ -1,12 +1,14 @@
 // The block fast path of YAML parsing: a one-pass reader of the plain block subset that policy repositories
-// are written in (block mappings and lists, one-line plain scalars, comments, `---` between documents). It
-// builds the documents' values and the compact event arrays positions are recovered from (parse-yaml.ts's
-// EventIndex) in one walk of the text, without the event objects js-yaml's parser allocates. It reads nothing
-// it is not sure of: on anything else (quotes, flow style, anchors, tags, block or multi-line scalars, tabs,
-// carriage returns, non-ASCII text, numbers other than small decimal integers, keys that are not plain names,
-// duplicate keys, empty documents, deep nesting, odd indentation) it returns undefined and the file goes to
-// js-yaml's event parser as before. What it returns is what js-yaml's events give, value for value and
-// event for event (test/compiler/parse/block-scan.test.ts holds it to that on generated and mutated texts).
+// are written in (block mappings and lists, one-line plain and quoted scalars, one-line flow lists and
+// mappings of scalars, comments, `---` between documents, LF or CRLF line ends). It builds the documents'
+// values and the compact event arrays positions are recovered from (parse-yaml.ts's EventIndex) in one walk of
+// the text, without the event objects js-yaml's parser allocates. It reads nothing it is not sure of: on
+// anything else (escapes in quotes, nested flow collections, anchors, aliases, tags, block or multi-line
+// scalars, tabs, lone carriage returns, non-ASCII text, numbers other than small decimal integers, keys that
+// are not plain names, duplicate keys, empty documents, deep nesting, odd indentation) it returns undefined
+// and the file goes to js-yaml's event parser as before. What it returns is what js-yaml's events give, value
+// for value and event for event (test/compiler/parse/block-scan.test.ts holds it to that on generated and
+// mutated texts).
 import * as jsyaml from 'js-yaml';
 
 const E = jsyaml.EVENT_ID;
@@ -41,14 +43,15 @@ export interface BlockScan {
 /** Collection nesting the fast path reads; deeper files go to js-yaml (which bounds depth with its finding). */
 const MAX_DEPTH = 24;
 
-/** Anything but printable ASCII and line feeds: such files go to js-yaml. */
-const OUTSIDE_SUBSET = /[^\n\x20-\x7e]/;
+/** Anything but printable ASCII and line ends (a carriage return only before a line feed): such files go to js-yaml. */
+const OUTSIDE_SUBSET = /[^\n\r\x20-\x7e]|\r(?!\n)/;
 
 /** Thrown (one object, made once) when the text leaves the subset; caught by scanBlockYaml. */
 class OutsideSubset extends Error {}
 const LEAVE = new OutsideSubset('the text leaves the plain block subset');
 
 const NL = 10;
+const CR = 13;
 const SPACE = 32;
 const HASH = 35;
 const DASH = 45;
@@ -65,6 +68,11 @@ const CLOSE_BRACE = 125;
 /** True for `[`, `]`, `{`, `}` (and `,`): they end a plain scalar in a flow list. */
 function isFlowIndicator(c: number): boolean {
   return c === OPEN_BRACKET || c === CLOSE_BRACKET || c === OPEN_BRACE || c === CLOSE_BRACE || c === COMMA;
+}
+
+/** True for a line feed, or a carriage return (which the subset has only before a line feed). */
+function isLineEnd(c: number): boolean {
+  return c === NL || c === CR;
 }
 
 /** True for the characters of a plain key after its first: letters, digits, `_`, `.`, `/`, `-`. */
@@ -270,7 +278,7 @@ class BlockScanner {
       t.charCodeAt(line) === DASH &&
       t.charCodeAt(line + 1) === DASH &&
       t.charCodeAt(line + 2) === DASH &&
-      (line + 3 === this.length || t.charCodeAt(line + 3) === NL)
+      (line + 3 === this.length || isLineEnd(t.charCodeAt(line + 3)))
     );
   }
 
@@ -292,7 +300,7 @@ class BlockScanner {
         return;
       }
       const c = t.charCodeAt(i);
-      if (c === NL) {
+      if (isLineEnd(c)) {
         start = i + 1;
         continue;
       }
@@ -325,7 +333,7 @@ class BlockScanner {
       let i = start;
       while (t.charCodeAt(i) === SPACE) i++;
       // Spaces that end the text count as a line (js-yaml reads their indentation); a blank line does not.
-      if (i < n && t.charCodeAt(i) === NL) {
+      if (i < n && isLineEnd(t.charCodeAt(i))) {
         start = i + 1;
         continue;
       }
@@ -343,13 +351,13 @@ class BlockScanner {
     while (isKeyChar(t.charCodeAt(i))) i++;
     if (t.charCodeAt(i) !== COLON) return -1;
     const after = t.charCodeAt(i + 1);
-    return i + 1 >= this.length || after === SPACE || after === NL ? i : -1;
+    return i + 1 >= this.length || after === SPACE || isLineEnd(after) ? i : -1;
   }
 
   /** True for a list item's dash at `p`. */
   private isItem(p: number): boolean {
     const after = this.text.charCodeAt(p + 1);
-    return this.text.charCodeAt(p) === DASH && (p + 1 >= this.length || after === SPACE || after === NL);
+    return this.text.charCodeAt(p) === DASH && (p + 1 >= this.length || after === SPACE || isLineEnd(after));
   }
 
   /** The block mapping whose first key starts at `p`, in column `column`. */
@@ -371,9 +379,9 @@ class BlockScanner {
       while (t.charCodeAt(q) === SPACE) q++;
       const c = t.charCodeAt(q);
       let value: unknown;
-      if (q >= n || c === NL || c === HASH) {
+      if (q >= n || isLineEnd(c) || c === HASH) {
         // Nothing on the key's line: a collection on the lines below, else an empty value.
-        const lineEnd = q >= n ? n : c === NL ? q : t.indexOf('\n', q);
+        const lineEnd = q >= n ? n : t.indexOf('\n', q);
         this.skipToContent(lineEnd < 0 ? n : Math.min(lineEnd + 1, n));
         const line = this.next;
         const indent = this.nextIndent;
@@ -415,7 +423,7 @@ class BlockScanner {
       while (t.charCodeAt(q) === SPACE) q++;
       const c = t.charCodeAt(q);
       // An item on the lines below, an empty item, or a list in a list: left to js-yaml.
-      if (q >= n || c === NL || c === HASH || this.isItem(q)) throw LEAVE;
+      if (q >= n || isLineEnd(c) || c === HASH || this.isItem(q)) throw LEAVE;
       if (this.keyEnd(q) >= 0) out.push(this.mapping(q, column + (q - dash), depth + 1));
       else out.push(this.inline(q, column, depth));
       const line = this.next;
@@ -456,7 +464,7 @@ class BlockScanner {
       if (i >= this.length) throw LEAVE;
       const c = t.charCodeAt(i);
       if (c === quote) break;
-      if (c === NL || (c === BACKSLASH && quote === QUOTE)) throw LEAVE;
+      if (isLineEnd(c) || (c === BACKSLASH && quote === QUOTE)) throw LEAVE;
     }
     if (quote === APOSTROPHE && t.charCodeAt(i + 1) === APOSTROPHE) throw LEAVE;
     const style = quote === QUOTE ? jsyaml.SCALAR_STYLE.DOUBLE_QUOTED : jsyaml.SCALAR_STYLE.SINGLE_QUOTED;
@@ -474,7 +482,7 @@ class BlockScanner {
     while (t.charCodeAt(j) === SPACE) j++;
     if (j >= this.length) return this.length;
     const c = t.charCodeAt(j);
-    if (c === NL) return j;
+    if (isLineEnd(c)) return j;
     if (c !== HASH || j === i) throw LEAVE;
     const end = t.indexOf('\n', j);
     return end < 0 ? this.length : end;
@@ -571,7 +579,7 @@ class BlockScanner {
     for (; ; j++) {
       const d = t.charCodeAt(j);
       if (d === COMMA || d === CLOSE_BRACKET || d === CLOSE_BRACE) break;
-      if (j >= this.length || d === NL || d === COLON || d === HASH || isFlowIndicator(d)) throw LEAVE;
+      if (j >= this.length || isLineEnd(d) || d === COLON || d === HASH || isFlowIndicator(d)) throw LEAVE;
       if (d !== SPACE) end = j + 1;
     }
     this.events.push(E.SCALAR, i, end, PLAIN_FAST_FORM);
@@ -602,10 +610,10 @@ class BlockScanner {
     let end = q;
     for (; i < n; i++) {
       const c = t.charCodeAt(i);
-      if (c === NL) break;
+      if (isLineEnd(c)) break;
       if (c === COLON) {
         const after = t.charCodeAt(i + 1);
-        if (i + 1 >= n || after === SPACE || after === NL) throw LEAVE;
+        if (i + 1 >= n || after === SPACE || isLineEnd(after)) throw LEAVE;
       } else if (c === HASH && t.charCodeAt(i - 1) === SPACE) {
         i = t.indexOf('\n', i);
         if (i < 0) i = n;

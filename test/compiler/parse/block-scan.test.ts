@@ -4,8 +4,8 @@
 // accept the text with every key named alike on both paths. The reader may leave any text to js-yaml, but not
 // the plain policy files it exists for. Texts: the bench corpus, the examples and fixtures, generated block
 // YAML in varied styles (indentation, lists under or beside their key, comments, blank lines, trailing
-// spaces, numbers, booleans, nulls, odd keys and values), and those texts mutated. Deliberately broken
-// readers are caught by the same comparison.
+// spaces, LF and CRLF line ends, numbers, booleans, nulls, quoted scalars, flow lists and mappings, odd keys
+// and values), and those texts mutated. Deliberately broken readers are caught by the same comparison.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -331,8 +331,9 @@ const blockText: fc.Arbitrary<string> = fc
     leadingMarker: fc.boolean(),
     finalNewline: fc.boolean(),
     decorations: fc.array(decoration, { maxLength: 4 }),
+    lineEnd: fc.constantFrom('\n', '\r\n'),
   })
-  .map(({ docs, leadingMarker, finalNewline, decorations }) => {
+  .map(({ docs, leadingMarker, finalNewline, decorations, lineEnd }) => {
     const texts = docs.map(([root, s]) => {
       const lines: string[] = [];
       write(root, 0, s, lines);
@@ -342,7 +343,7 @@ const blockText: fc.Arbitrary<string> = fc
       `${leadingMarker ? '---\n' : ''}${texts.join('\n---\n')}`.split('\n'),
       decorations,
     );
-    return `${lines.join('\n')}${finalNewline ? '\n' : ''}`;
+    return `${lines.join(lineEnd)}${finalNewline ? lineEnd : ''}`;
   });
 
 function plainOnly(node: Tree): Tree {
@@ -444,9 +445,11 @@ describe('the block reader reads what js-yaml reads, value for value and event f
   this.timeout(120_000);
 
   it('reads every file of the bench corpus (the files it exists for), as js-yaml does', () => {
-    for (const text of corpus) {
-      assert.ok(scanBlockYaml(text) !== undefined, `the reader left a corpus file:\n${text.slice(0, 400)}`);
-      assertSame(text);
+    for (const lf of corpus) {
+      for (const text of [lf, lf.replace(/\n/g, '\r\n')]) {
+        assert.ok(scanBlockYaml(text) !== undefined, `the reader left a corpus file:\n${text.slice(0, 400)}`);
+        assertSame(text);
+      }
     }
   });
 
@@ -454,6 +457,7 @@ describe('the block reader reads what js-yaml reads, value for value and event f
     let read = 0;
     for (const text of onDisk) {
       assertSame(text);
+      assertSame(text.replace(/\n/g, '\r\n'));
       if (scanBlockYaml(text) !== undefined) read++;
     }
     assert.ok(read * 5 > onDisk.length * 4, `the reader read only ${read} of ${onDisk.length} files`);
@@ -464,14 +468,16 @@ describe('the block reader reads what js-yaml reads, value for value and event f
       fc.property(
         fc.array(fc.tuple(tree, style), { minLength: 1, maxLength: 3 }),
         fc.boolean(),
-        (docs, leadingMarker) => {
-          const text = `${leadingMarker ? '---\n' : ''}${docs
+        fc.constantFrom('\n', '\r\n'),
+        (docs, leadingMarker, lineEnd) => {
+          const lf = `${leadingMarker ? '---\n' : ''}${docs
             .map(([root, s]) => {
               const lines: string[] = [];
               write(plainOnly(root), 0, s, lines);
               return lines.join('\n');
             })
             .join('\n---\n')}\n`;
+          const text = lf.replace(/\n/g, lineEnd);
           assert.ok(scanBlockYaml(text) !== undefined, `the reader left a plain text:\n${text}`);
           assertSame(text);
         },
