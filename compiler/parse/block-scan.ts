@@ -4,9 +4,10 @@
 // values and the compact event arrays positions are recovered from (parse-yaml.ts's EventIndex) in one walk of
 // the text, without the event objects js-yaml's parser allocates. It reads nothing it is not sure of: on
 // anything else (escapes in quotes, nested flow collections, anchors, aliases, tags, block or multi-line
-// scalars, tabs, lone carriage returns, non-ASCII text, numbers other than small decimal integers, keys that
-// are not plain names, duplicate keys, empty documents, deep nesting, odd indentation) it returns undefined
-// and the file goes to js-yaml's event parser as before. What it returns is what js-yaml's events give, value
+// scalars, tabs, lone carriage returns, control characters and characters beyond the Basic Multilingual
+// Plane, numbers other than small decimal integers, keys that are not plain ASCII names, duplicate keys,
+// empty documents, deep nesting, odd indentation) it returns undefined and the file goes to js-yaml's event
+// parser as before. What it returns is what js-yaml's events give, value
 // for value and event for event (test/compiler/parse/block-scan.test.ts holds it to that on generated and
 // mutated texts).
 import * as jsyaml from 'js-yaml';
@@ -43,8 +44,13 @@ export interface BlockScan {
 /** Collection nesting the fast path reads; deeper files go to js-yaml (which bounds depth with its finding). */
 const MAX_DEPTH = 24;
 
-/** Anything but printable ASCII and line ends (a carriage return only before a line feed): such files go to js-yaml. */
-const OUTSIDE_SUBSET = /[^\n\r\x20-\x7e]|\r(?!\n)/;
+/**
+ * Anything but printable characters of the Basic Multilingual Plane and line ends: control characters, C1
+ * controls (NEL among them), surrogates (so characters beyond the plane too), U+FEFF (a byte-order mark, which
+ * js-yaml skips at a document's start), U+FFFE and U+FFFF, and a carriage return not before a line feed. Such
+ * files go to js-yaml.
+ */
+const OUTSIDE_SUBSET = /[^\n\r\x20-\x7e\u00a0-\ud7ff\ue000-\ufefe\uff00-\ufffd]|\r(?!\n)/;
 
 /** Thrown (one object, made once) when the text leaves the subset; caught by scanBlockYaml. */
 class OutsideSubset extends Error {}

@@ -142,6 +142,18 @@ const SCALARS = [
   "''",
   '""',
   '{a: 1}',
+  'caf\u00e9 cr\u00e8me',
+  '\u00e9t\u00e9',
+  '\u65e5\u672c\u8a9e',
+  'a\u00a0b',
+  '\u00a0',
+  'x\u2028y',
+  '"\u00fcber"',
+  'a\u0085b',
+  'a\ufeffb',
+  '\ufeff',
+  'x\ud83d\ude00',
+  'a\u0301',
   '{}',
   '{ app: web , tier: "x y" }',
   '{a: 1,}',
@@ -221,6 +233,8 @@ const PLAIN_SCALARS = [
   '{app: web, tier: "x y", n: 3}',
   '[-m, pip]',
   '-c',
+  'caf\u00e9 \u65e5\u672c',
+  '[\u00e9t\u00e9, "\u00fcber"]',
 ];
 const PLAIN_KEYS = ['name', 'spec', 'path', 'app.kubernetes.io/name', 'a_b', 'a-b', 'k8s'];
 
