@@ -5,7 +5,8 @@
 // the plain policy files it exists for. Texts: the bench corpus, the examples and fixtures, generated block
 // YAML in varied styles (indentation, lists under or beside their key, comments, blank lines, trailing
 // spaces, LF and CRLF line ends, numbers, booleans, nulls, quoted scalars, flow lists and mappings, odd keys
-// and values), and those texts mutated. Deliberately broken readers are caught by the same comparison.
+// and values), and those texts mutated. Deliberately broken readers are caught by the same comparison. And
+// through either path, lint and compile give the same diagnostics (with positions) and artifacts.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,7 +14,9 @@ import fc from 'fast-check';
 import * as jsyaml from 'js-yaml';
 import '../../support/property-seed.js';
 import { scanBlockYaml, type BlockScan } from '../../../compiler/parse/block-scan.js';
-import { compactEvents, MAX_NESTING_DEPTH } from '../../../compiler/parse/parse-yaml.js';
+import { compile } from '../../../compiler/compile.js';
+import { lintTexts } from '../../../compiler/lint.js';
+import { compactEvents, MAX_NESTING_DEPTH, setParsePath } from '../../../compiler/parse/parse-yaml.js';
 import { generateCorpus } from '../../../bench/compile/generate-corpus.js';
 import { COMPILER_FIXTURES, REPO_ROOT } from '../../support/paths.js';
 
@@ -530,6 +533,48 @@ describe('the block reader reads what js-yaml reads, value for value and event f
       { numRuns: 2000 },
     );
     assert.ok(read > 100, `the reader read ${read} of 2000 mutated texts`);
+  });
+
+  it('gives the same diagnostics and artifacts as the js-yaml events path (corpus, fixtures, generated texts)', () => {
+    /** What a reader of rtctl's output sees, through one parse path. */
+    const answer = (text: string, path: 'fast' | 'events'): string => {
+      const previous = setParsePath(path);
+      try {
+        const sources = [{ file: 'policies/p.yaml', text }];
+        const lint = lintTexts(sources);
+        const out = compile(sources, { targets: ['all'] });
+        return JSON.stringify({
+          lint: lint.diagnostics,
+          stats: lint.stats,
+          compile: out.diagnostics,
+          artifacts: out.artifacts.map((a) => [
+            a.path,
+            typeof a.content === 'string' ? a.content : Buffer.from(a.content).toString('base64'),
+          ]),
+        });
+      } finally {
+        setParsePath(previous);
+      }
+    };
+    const same = (text: string): void => {
+      const fast = answer(text, 'fast');
+      const events = answer(text, 'events');
+      if (fast !== events) {
+        let i = 0;
+        while (i < fast.length && fast[i] === events[i]) i++;
+        assert.fail(
+          `the paths differ at ${i}:\n  reader …${fast.slice(Math.max(0, i - 160), i + 120)}\n  events …${events.slice(Math.max(0, i - 160), i + 120)}\ntext: ${JSON.stringify(text)}`,
+        );
+      }
+    };
+    for (const text of [...corpus.slice(0, 2), ...onDisk]) {
+      same(text);
+      same(text.replace(/\n/g, '\r\n'));
+    }
+    fc.assert(
+      fc.property(blockText, (text) => same(text)),
+      { numRuns: 200 },
+    );
   });
 
   // A reader broken on purpose must be caught by the comparison above on the same generated texts.
