@@ -1,10 +1,11 @@
 // bench/compile/stages: where the time of `rtctl compile` goes, stage by stage, on the corpus of main.ts. Each
 // stage runs over the whole corpus on the output of the one before (held in memory), so each figure includes
 // the garbage collection its own allocations cause. The js-yaml baseline of main.ts runs in the same rounds,
-// so the stages can be read as fractions of it. Wall and CPU time (every thread: the garbage collector's
-// helpers too) are reported; CPU time varies less with the load of a shared machine. Not part of `npm run
-// bench` (it reaches into the stages): run `node --expose-gc --import tsx bench/compile/stages.ts`. Prints
-// JSON (medians, milliseconds).
+// so the stages can be read as fractions of it. On this corpus parse.parseYaml is the block reader;
+// parse.parseYamlEventsPath is the js-yaml events path that files outside the reader's subset take. Wall and
+// CPU time (every thread: the garbage collector's helpers too) are reported; CPU time varies less with the
+// load of a shared machine. Not part of `npm run bench` (it reaches into the stages): run
+// `node --expose-gc --import tsx bench/compile/stages.ts`. Prints JSON (medians, milliseconds).
 import { hash } from 'node:crypto';
 import * as jsyaml from 'js-yaml';
 import { crdBackend } from '../../compiler/backends/crd/crd-backend.js';
@@ -15,7 +16,7 @@ import type { DocumentLocator } from '../../compiler/front-end/document-locator.
 import { assembleLintResult } from '../../compiler/front-end/lint-result.js';
 import { lowerDocuments } from '../../compiler/front-end/lower-documents.js';
 import { parseText, type ParsedInput } from '../../compiler/front-end/parse-text.js';
-import { parseYaml } from '../../compiler/parse/parse-yaml.js';
+import { parseYaml, setParsePath } from '../../compiler/parse/parse-yaml.js';
 import { generateCorpus } from './generate-corpus.js';
 import { median } from '../support/measure.js';
 
@@ -52,6 +53,15 @@ for (let r = 0; r <= RUNS; r++) {
   });
   stage('parse.parseYaml', () => {
     for (const s of sources) parseYaml(s.text);
+  });
+  // The same through js-yaml's events (the path of files the block reader leaves), for scale.
+  stage('parse.parseYamlEventsPath', () => {
+    const previous = setParsePath('events');
+    try {
+      for (const s of sources) parseYaml(s.text);
+    } finally {
+      setParsePath(previous);
+    }
   });
   const inputs: ParsedInput[] = stage('parse.parseText', () => sources.map((s) => parseText(s)));
   const locators = new Map<string, DocumentLocator>(inputs.map((i) => [i.locator.file, i.locator]));

@@ -1,13 +1,16 @@
-// Multi-document YAML parsing with two paths. The fast path (js-yaml's event parser) reads clean files at
-// close to raw parsing speed and keeps only the event stream, from which positions are recovered on demand.
-// Any file the fast path refuses (syntax, duplicate keys, tabs, aliases) is parsed again by the `yaml` package,
-// which reports every problem of every document with its position and still yields the sound documents.
+// Multi-document YAML parsing with two paths. The fast path reads clean files at close to raw parsing speed
+// and keeps only a compact event stream, from which positions are recovered on demand: plain block YAML is
+// read by the block reader (block-scan.ts, one walk, no event objects), any other file by js-yaml's event
+// parser. Any file js-yaml refuses (syntax, duplicate keys, tabs, aliases) is parsed again by the `yaml`
+// package, which reports every problem of every document with its position and still yields the sound
+// documents.
 import { Code } from '../diagnostics/codes/code.js';
 import * as jsyaml from 'js-yaml';
 import type { Event as YamlEvent } from 'js-yaml';
 import { isMap, isScalar, isSeq, parseAllDocuments, visit } from 'yaml';
 import type { Node as YamlNode, Pair, YAMLMap } from 'yaml';
 import type { Finding } from '../diagnostics/finding.js';
+import { scanBlockYaml, type EventArrays } from './block-scan.js';
 
 /** Bound on collection nesting. Policies nest about eight levels; far deeper input is hostile or broken. */
 export const MAX_NESTING_DEPTH = 64;
@@ -46,13 +49,17 @@ export interface YamlFile {
 
 const E = jsyaml.EVENT_ID;
 
-/** Which path parseYaml takes: `fast` (js-yaml, the full path on refusal) or `full` (the `yaml` package always). */
-export type ParsePath = 'fast' | 'full';
+/**
+ * Which path parseYaml takes: `fast` (the block reader, else js-yaml, the full path on refusal), `events` (the
+ * same without the block reader) or `full` (the `yaml` package always).
+ */
+export type ParsePath = 'fast' | 'events' | 'full';
 let parsePath: ParsePath = 'fast';
 
 /**
  * Sets the path parseYaml takes and returns the previous one. The full path exists for files the fast path
- * refuses; forcing it is for the differential tests that hold the two paths to the same answers.
+ * refuses and `events` for files the block reader leaves; forcing them is for the differential tests that hold
+ * the paths to the same answers.
  */
 export function setParsePath(path: ParsePath): ParsePath {
   const previous = parsePath;
@@ -63,6 +70,11 @@ export function setParsePath(path: ParsePath): ParsePath {
 /** Parses all documents of a text. Never throws. */
 export function parseYaml(text: string): YamlFile {
   if (parsePath === 'full') return parseSlow(text);
+  if (parsePath === 'fast') {
+    // Most files are plain block YAML: read in one walk, without event objects (block-scan.ts).
+    const scan = scanBlockYaml(text);
+    if (scan !== undefined) return fastResult(new EventIndex(text, scan.events), scan.values);
+  }
   let events: YamlEvent[];
   let values: unknown[];
   try {
@@ -89,8 +101,68 @@ export function parseYaml(text: string): YamlFile {
     }
     return parseSlow(text);
   }
-  const index = new EventIndex(text, events);
-  return index.exact ? fastResult(index, values) : parseSlow(text);
+  const compact = compactEvents(text, events);
+  return compact.exact
+    ? fastResult(new EventIndex(text, compact.arrays, compact.indents), values)
+    : parseSlow(text);
+}
+
+/**
+ * js-yaml's events of a file as compact arrays (what positions need of them; the event objects die young, as
+ * in js-yaml's own loadAll), with block scalars' indentations, and whether every mapping key is one both
+ * paths name alike (see isPlainKey): when one is not, the file goes to the full path.
+ */
+export function compactEvents(
+  text: string,
+  events: readonly YamlEvent[],
+): { arrays: EventArrays; indents: Map<number, number> | undefined; exact: boolean } {
+  const n = events.length;
+  const types = new Uint8Array(n);
+  const starts = new Int32Array(n);
+  const ends = new Int32Array(n);
+  const forms = new Uint8Array(n);
+  const docStarts: number[] = [];
+  let indents: Map<number, number> | undefined;
+  let exact = true;
+  const open: number[] = [];
+  /** For each open collection: a mapping whose next node is a key. */
+  const keyNext: boolean[] = [];
+  for (let i = 0; i < n; i++) {
+    const e = events[i] as YamlEvent;
+    const t = e.type;
+    types[i] = t;
+    starts[i] = eventStart(e);
+    if (t !== E.POP && t !== E.DOCUMENT && keyNext.length > 0) {
+      const top = keyNext.length - 1;
+      if (keyNext[top] === true && !isPlainKey(text, e)) exact = false;
+      if (types[open[top] ?? 0] === E.MAPPING) keyNext[top] = !keyNext[top];
+    }
+    if (t === E.SCALAR) {
+      ends[i] = e.valueEnd;
+      forms[i] = e.style | (e.chomping << 3) | (e.fast ? 32 : 0);
+      if (e.indent !== -1) (indents ??= new Map()).set(i, e.indent);
+    } else if (t === E.DOCUMENT) docStarts.push(i);
+    else if (t === E.MAPPING || t === E.SEQUENCE) {
+      open.push(i);
+      keyNext.push(t === E.MAPPING);
+    } else if (t === E.POP) {
+      const start = open.pop();
+      keyNext.pop();
+      if (start !== undefined) ends[start] = i + 1;
+    }
+  }
+  return { arrays: { length: n, types, starts, ends, forms, docStarts }, indents, exact };
+}
+
+/**
+ * True for a mapping key both parsers turn into the same property name: a scalar with text, no tag, no
+ * anchor, and not a null (js-yaml names a null key "null", the `yaml` package ""; a collection as a key is
+ * refused by the full path).
+ */
+function isPlainKey(text: string, e: YamlEvent): boolean {
+  if (e.type !== E.SCALAR || e.valueStart < 0 || e.tagStart !== -1 || e.anchorStart !== -1) return false;
+  if (e.style !== jsyaml.SCALAR_STYLE.PLAIN) return true;
+  return !isNullPlain(text, e.valueStart, e.valueEnd);
 }
 
 function placed(
@@ -172,9 +244,7 @@ interface MappingEntry {
  * linear in the file plus the findings (issue 12, item 8).
  */
 class EventIndex {
-  readonly docStarts: number[] = [];
-  /** False when the file has something the fast path does not read as the full path does (see isPlainKey). */
-  exact = true;
+  readonly docStarts: number[];
   private readonly length: number;
   private readonly types: Uint8Array;
   private readonly starts: Int32Array;
@@ -182,59 +252,21 @@ class EventIndex {
   private readonly ends: Int32Array;
   /** A scalar's style, chomping and `fast` flag (style | chomping << 3 | fast << 5), for key names. */
   private readonly scalarForms: Uint8Array;
-  /** A block scalar's indentation, for key names (block scalars as keys are rare; allocated on demand). */
-  private indents: Map<number, number> | undefined;
   private readonly mappings = new Map<number, Map<string, MappingEntry>>();
   private readonly sequences = new Map<number, number[]>();
 
+  /** `indents`: a block scalar's indentation, by event (block scalars as keys are rare; absent when none). */
   constructor(
     private readonly text: string,
-    events: readonly YamlEvent[],
+    arrays: EventArrays,
+    private readonly indents?: ReadonlyMap<number, number>,
   ) {
-    const n = events.length;
-    this.length = n;
-    this.types = new Uint8Array(n);
-    this.starts = new Int32Array(n);
-    this.ends = new Int32Array(n);
-    this.scalarForms = new Uint8Array(n);
-    const open: number[] = [];
-    /** For each open collection: a mapping whose next node is a key. */
-    const keyNext: boolean[] = [];
-    for (let i = 0; i < n; i++) {
-      const e = events[i] as YamlEvent;
-      const t = e.type;
-      this.types[i] = t;
-      this.starts[i] = eventStart(e);
-      if (t !== E.POP && t !== E.DOCUMENT && keyNext.length > 0) {
-        const top = keyNext.length - 1;
-        if (keyNext[top] === true && !this.isPlainKey(e)) this.exact = false;
-        if (this.types[open[top] ?? 0] === E.MAPPING) keyNext[top] = !keyNext[top];
-      }
-      if (t === E.SCALAR) {
-        this.ends[i] = e.valueEnd;
-        this.scalarForms[i] = e.style | (e.chomping << 3) | (e.fast ? 32 : 0);
-        if (e.indent !== -1) (this.indents ??= new Map()).set(i, e.indent);
-      } else if (t === E.DOCUMENT) this.docStarts.push(i);
-      else if (t === E.MAPPING || t === E.SEQUENCE) {
-        open.push(i);
-        keyNext.push(t === E.MAPPING);
-      } else if (t === E.POP) {
-        const start = open.pop();
-        keyNext.pop();
-        if (start !== undefined) this.ends[start] = i + 1;
-      }
-    }
-  }
-
-  /**
-   * True for a mapping key both parsers turn into the same property name: a scalar with text, no tag, no
-   * anchor, and not a null (js-yaml names a null key "null", the `yaml` package ""; a collection as a key is
-   * refused by the full path).
-   */
-  private isPlainKey(e: YamlEvent): boolean {
-    if (e.type !== E.SCALAR || e.valueStart < 0 || e.tagStart !== -1 || e.anchorStart !== -1) return false;
-    if (e.style !== jsyaml.SCALAR_STYLE.PLAIN) return true;
-    return !isNullPlain(this.text, e.valueStart, e.valueEnd);
+    this.length = arrays.length;
+    this.types = arrays.types;
+    this.starts = arrays.starts;
+    this.ends = arrays.ends;
+    this.scalarForms = arrays.forms;
+    this.docStarts = arrays.docStarts;
   }
 
   /** The start offset of the node at event `i` (-1 for an empty scalar, -2 for no node). */

@@ -1,8 +1,9 @@
-// The two YAML paths give one answer. The fast path (js-yaml's events) reads the files it accepts; every file it
-// refuses goes to the full path (the `yaml` package's documents). Forcing the full path on every file must not
-// change a diagnostic (code, message, file, line, column, related locations) or a compiled artifact: generated
-// policy texts, then the same texts mutated (malformed YAML, duplicate keys, anchors and aliases, several
-// documents, tags, flow style, odd indentation, a byte-order mark, CRLF line ends).
+// The two YAML paths give one answer. The fast path (the block reader, else js-yaml's events) reads the files
+// it accepts; every file it refuses goes to the full path (the `yaml` package's documents). Forcing the full
+// path on every file must not change a diagnostic (code, message, file, line, column, related locations) or a
+// compiled artifact: generated policy texts, then the same texts mutated (malformed YAML, duplicate keys,
+// anchors and aliases, several documents, tags, flow style, odd indentation, a byte-order mark, CRLF line
+// ends).
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
