@@ -236,11 +236,46 @@ static void strip_deleted(char *out, ssize_t n) {
 /* /proc/self/fd, kept open: the path of an event's file is one readlinkat away. */
 static int self_fd_dir = -1;
 
+/* The links /proc/self/fd/<n> themselves (O_PATH | O_NOFOLLOW) for the descriptor numbers events get again
+ * and again (the kernel gives each event the lowest free number, and each is closed once answered): a read
+ * of one, readlinkat(link, ""), resolves descriptor <n> as it is at that read, whatever file it holds now,
+ * without the lookup of its name in /proc/self/fd. Direct-mapped by number; a number's link is opened the
+ * second time in a row it lands in its slot. Guarded by state_mu (events are handled under it). */
+#define FD_LINKS 64u
+static struct { int fd, link, candidate; } fd_links[FD_LINKS];
+static int keep_fd_links;
+
+static void fd_links_init(void) {
+  for (unsigned i = 0; i < FD_LINKS; i++) fd_links[i].fd = fd_links[i].link = fd_links[i].candidate = -1;
+  const char *off = getenv("RTCTL_FANOTIFY_NO_LINK_FDS"); /* for measuring against */
+  keep_fd_links = self_fd_dir >= 0 && !(off && *off);
+}
+
+/* The kept link of descriptor `fd`, -1 when none. */
+static int fd_link_of(int fd, const char *name) {
+  if (!keep_fd_links || fd < 0) return -1;
+  unsigned i = (unsigned)fd % FD_LINKS;
+  if (fd_links[i].fd == fd) return fd_links[i].link;
+  if (fd_links[i].candidate != fd) {
+    fd_links[i].candidate = fd;
+    return -1;
+  }
+  int link = openat(self_fd_dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (link < 0) return -1;
+  if (fd_links[i].link >= 0) close(fd_links[i].link);
+  fd_links[i].fd = fd;
+  fd_links[i].link = link;
+  fd_links[i].candidate = -1;
+  return link;
+}
+
 /* The path of one of this process's descriptors (an event's file, as the workload sees it). */
 static void fd_path(int fd, char *out, size_t len) {
   char name[16];
   snprintf(name, sizeof name, "%d", fd);
-  ssize_t n = self_fd_dir >= 0 ? readlinkat(self_fd_dir, name, out, len - 1) : -1;
+  int link = fd_link_of(fd, name);
+  ssize_t n = link >= 0 ? readlinkat(link, "", out, len - 1) : -1;
+  if (n < 0 && self_fd_dir >= 0) n = readlinkat(self_fd_dir, name, out, len - 1);
   if (n < 0) {
     char p[64];
     snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
@@ -363,6 +398,35 @@ enum { NR_OPEN = -2, NR_CREAT = -3, NR_OPENAT = 56, NR_OPENAT2 = 437, NR_EXECVE 
 enum { NR_OPEN = -2, NR_CREAT = -3, NR_OPENAT = -4, NR_OPENAT2 = -5, NR_EXECVE = -6, NR_EXECVEAT = -7 };
 #endif
 
+/* /proc/<pid>/syscall: `<nr> 0x<arg0> ... 0x<arg5> 0x<sp> 0x<pc>`, `-1 0x<sp> 0x<pc>` or `running`. The
+ * number and up to six arguments into *nr and a[]; returns how many were read (0: no number), as
+ * sscanf("%ld %lx %lx %lx %lx %lx %lx") would, without its cost per event. */
+static int parse_syscall_line(const char *p, long *nr, unsigned long a[6]) {
+  while (*p == ' ') p++;
+  int neg = *p == '-';
+  if (neg) p++;
+  if (*p < '0' || *p > '9') return 0;
+  long v = 0;
+  for (; *p >= '0' && *p <= '9'; p++) v = v * 10 + (*p - '0');
+  *nr = neg ? -v : v;
+  int n = 1;
+  for (int i = 0; i < 6; i++) {
+    while (*p == ' ') p++;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) p += 2;
+    unsigned long x = 0;
+    int digits = 0;
+    for (;; p++, digits++) {
+      int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : *p >= 'A' && *p <= 'F' ? *p - 'A' + 10 : -1;
+      if (d < 0) break;
+      x = x << 4 | (unsigned long)d;
+    }
+    if (digits == 0) break;
+    a[i] = x;
+    n++;
+  }
+  return n;
+}
+
 /* The system call the task is blocked in (it waits for our answer): name, arguments, and whether it writes. */
 static void proc_syscall(int pid, int cls, char *name, size_t nlen, char *args, size_t alen, int *write) {
   char buf[512];
@@ -375,8 +439,7 @@ static void proc_syscall(int pid, int cls, char *name, size_t nlen, char *args, 
    * older kernels), which execve may hold while it opens a script or ELF interpreter, i.e. while that task
    * waits for our answer. The 6.18 kernel here does not deadlock, but older ones could; the name is known. */
   if (cls == RT_CLASS_PROCESS) return;
-  if (ident_read_syscall(pid, buf, sizeof buf) < 0 ||
-      sscanf(buf, "%ld %lx %lx %lx %lx %lx %lx", &nr, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5]) < 1) {
+  if (ident_read_syscall(pid, buf, sizeof buf) < 0 || parse_syscall_line(buf, &nr, a) < 1) {
     *write = cls == RT_CLASS_FILE; /* unknown: assume the stricter case */
     return;
   }
@@ -694,15 +757,18 @@ static void collect_facts(const struct workload *w, int cls, int pid, const char
      * parent that is exiting (runc exec right after the exec it started) has no exe or namespace links left,
      * only its command name: outside the container's pid namespace (its nspid is its host pid), it is named
      * by that. */
-    int same = same_mnt_ns(pid, f->id.ppid);
-    /* A parent that left its namespaces between the two reads is exiting (runc exec right after the exec it
-     * started, on another CPU): it let go of its memory, and so of its exe link, before its namespaces, so
-     * the exe read just before may be a host path no longer there to check. Read it again: now empty. */
-    if (same < 0 && !w->host) proc_exe(f->id.ppid, f->pexe, sizeof f->pexe);
-    int outside = same == 0 || (f->pexe[0] == 0 && f->id.parent_nspid == f->id.ppid);
-    if (!w->host && outside) {
-      if (f->pexe[0] == '/') base_name_of(f->pexe, sizeof f->pexe);
-      else proc_comm_name(f->id.ppid, f->pexe, sizeof f->pexe);
+    if (!w->host) {
+      /* (A host event names its parent by its exe whatever its namespaces: two link reads saved.) */
+      int same = same_mnt_ns(pid, f->id.ppid);
+      /* A parent that left its namespaces between the two reads is exiting (runc exec right after the exec
+       * it started, on another CPU): it let go of its memory, and so of its exe link, before its namespaces,
+       * so the exe read just before may be a host path no longer there to check. Read it again: now empty. */
+      if (same < 0) proc_exe(f->id.ppid, f->pexe, sizeof f->pexe);
+      int outside = same == 0 || (f->pexe[0] == 0 && f->id.parent_nspid == f->id.ppid);
+      if (outside) {
+        if (f->pexe[0] == '/') base_name_of(f->pexe, sizeof f->pexe);
+        else proc_comm_name(f->id.ppid, f->pexe, sizeof f->pexe);
+      }
     }
   }
   proc_link(pid, "cwd", f->cwd, sizeof f->cwd);
@@ -1445,6 +1511,7 @@ int main(int argc, char **argv) {
   self_pid = getpid();
   ident_init();
   self_fd_dir = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  fd_links_init();
   signal(SIGPIPE, SIG_IGN);
   struct sigaction sa = {.sa_handler = on_signal};
   sigaction(SIGTERM, &sa, NULL);

@@ -33,6 +33,7 @@ struct proc_identity_stats {
   uint64_t misses;        /* entries (re)built: a new process, or one whose pid was reused */
   uint64_t status_reads;  /* reads of /proc/<pid>/status */
   uint64_t dir_reads;     /* links read through a kept /proc/<pid> directory */
+  uint64_t link_reads;    /* links read through a kept descriptor of the link itself */
   int pidfd_info;         /* 1 when PIDFD_GET_INFO works on this kernel */
 };
 

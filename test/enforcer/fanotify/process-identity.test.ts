@@ -151,22 +151,49 @@ describe('fanotify helper: process identity in events (real container, reused pi
   });
 
   it('an exec in the same pid gets the new executable', async () => {
+    // Two opens before the exec and two after: the helper keeps a process's exe link from its second
+    // read on (proc-identity.c), and that kept link must read the new executable after the exec.
     const out = runProbe(['exec', FILE]);
     const m = /^exec (\d+)$/.exec(out);
     assert.ok(m?.[1], `probe output ${out}`);
     const pid = Number(m[1]);
     const mine = (): DataPlaneEvent[] => events.filter((e) => e.hostPid === pid);
-    await waitUntil(`two events of host pid ${pid}`, () => mine().length >= 2, 30000);
-    const [before, after] = mine();
-    assert.ok(before && after);
+    await waitUntil(`four events of host pid ${pid}`, () => mine().length >= 4, 30000);
+    const all = mine().sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
+    assert.equal(all.length, 4);
+    const [first, before, after, last] = all;
+    assert.ok(first && before && after && last);
+    assert.match(first.processName, /identity-probe$/, 'before the exec: the probe');
     assert.match(before.processName, /identity-probe$/, 'before the exec: the probe');
-    assert.equal(
-      after.processName,
-      '/bin/sh',
-      'after the exec: the container’s shell (busybox, linked as /bin/sh)',
-    );
+    for (const e of [after, last])
+      assert.equal(
+        e.processName,
+        '/bin/sh',
+        'after the exec: the container’s shell (busybox, linked as /bin/sh), not the kept name',
+      );
     assert.equal(after.pid, before.pid, 'the same process');
     assert.equal(after.hostPpid, before.hostPpid);
+  });
+
+  it('a parent that enters the container’s mount namespace is named as one inside it from then on', async () => {
+    // The helper names a container process's parent outside the container's mount namespace by its base
+    // name only, and reads both processes' ns/mnt links at every event through links it keeps: the parent's
+    // move must show at the child's next open, not the answer kept from before.
+    const n = 4;
+    const out = runProbe(['nsmove', FILE, String(n)]);
+    const m = /^nsmove (\d+)$/.exec(out);
+    assert.ok(m?.[1], `probe output ${out}`);
+    const pid = Number(m[1]);
+    const mine = (): DataPlaneEvent[] => events.filter((e) => e.hostPid === pid);
+    await waitUntil(`${2 * n} events of host pid ${pid}`, () => mine().length >= 2 * n, 30000);
+    const parents = mine()
+      .sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0))
+      .map((e) => e.parentProcessName);
+    assert.deepEqual(
+      parents,
+      [...Array<string>(n).fill('/identity-probe'), ...Array<string>(n).fill(probe)],
+      'outside: the base name; inside the same mount namespace: its executable’s path',
+    );
   });
 
   it('a cwd changed right after the open is reported as it was at the open', async () => {
