@@ -867,6 +867,68 @@ static void emit_report(const struct workload *w, int cls, const struct decision
   }
 }
 
+/* ---------- answers by chunk ----------
+ *
+ * The kernel wakes every task waiting on the group's permission events at each answer (they wait on one
+ * queue), and the one that was answered may take this thread's CPU at once. Answering each event of a read
+ * as soon as it is decided, with the next event's /proc reads in between, makes each waiting task wake,
+ * find it is not its answer, and sleep again, once per answer. So the events of a read are taken by chunks
+ * (up to ANSWER_CHUNK): each is decided and its facts read while its task waits, then the chunk's answers
+ * are written back to back (a task already woken by the first is not woken again), then the descriptors
+ * closed, then the reports formatted in order. state_mu is held across a chunk: the reports are formatted
+ * under the state they were decided with. RTCTL_FANOTIFY_ANSWER_CHUNK=1 answers each event at once (for
+ * measuring against). */
+#define ANSWER_CHUNK 16
+
+struct answer {
+  int fd;
+  uint32_t verdict;
+  int report; /* 1: the fields below describe a report */
+  const struct workload *w;
+  int cls, pid;
+  struct decision d;
+  char path[PATH_MAX];
+  struct facts facts;
+};
+
+struct chunk {
+  int n;
+  struct answer a[ANSWER_CHUNK];
+};
+
+static int answer_chunk = ANSWER_CHUNK;
+static _Thread_local struct chunk *chunk; /* this thread's, allocated at its first event */
+
+/* Writes the chunk's answers, closes its descriptors, then formats its reports. Under state_mu. */
+static void chunk_flush(void) {
+  if (chunk == NULL || chunk->n == 0) return;
+  for (int i = 0; i < chunk->n; i++) respond(chunk->a[i].fd, chunk->a[i].verdict);
+  for (int i = 0; i < chunk->n; i++) close(chunk->a[i].fd);
+  for (int i = 0; i < chunk->n; i++) {
+    const struct answer *a = &chunk->a[i];
+    if (a->report) emit_report(a->w, a->cls, &a->d, a->pid, a->path, &a->facts);
+  }
+  chunk->n = 0;
+}
+
+/* The next answer of the chunk (the caller fills it); NULL when no chunk could be allocated. */
+static struct answer *chunk_add(int fd, uint32_t verdict) {
+  if (chunk == NULL) {
+    chunk = malloc(sizeof *chunk);
+    if (chunk == NULL) return NULL;
+    chunk->n = 0;
+  }
+  struct answer *a = &chunk->a[chunk->n++];
+  a->fd = fd;
+  a->verdict = verdict;
+  a->report = 0;
+  return a;
+}
+
+static int chunk_full(void) {
+  return chunk != NULL && chunk->n >= answer_chunk;
+}
+
 /* Whether an inode on mount `mnt_id` of file system `dev` is reached through no other marked mount whose
  * workload is asked for `event`: the ignore mark on the inode would silence that mount too. */
 static int only_marked_reach(int mnt_id, dev_t dev, uint32_t event) {
@@ -1021,16 +1083,29 @@ static void handle_event(const struct fanotify_event_metadata *md) {
   if (d.report) {
     /* Read while the task waits for the answer (it is there to read, and still the one that asked), then
      * answered, then formatted: the task does not wait for the formatting. */
-    static struct facts facts;
-    collect_facts(w, cls, pid, actor, &facts);
-    respond(fd, verdict);
-    close(fd);
-    emit_report(w, cls, &d, pid, path, &facts);
+    struct answer *a = chunk_add(fd, verdict);
+    if (a == NULL) {
+      static struct facts facts;
+      collect_facts(w, cls, pid, actor, &facts);
+      respond(fd, verdict);
+      close(fd);
+      emit_report(w, cls, &d, pid, path, &facts);
+      return;
+    }
+    collect_facts(w, cls, pid, actor, &a->facts);
+    a->report = 1;
+    a->w = w;
+    a->cls = cls;
+    a->pid = pid;
+    a->d = d;
+    memcpy(a->path, path, strlen(path) + 1);
     return;
   }
 answer:
-  respond(fd, verdict);
-  close(fd);
+  if (chunk_add(fd, verdict) == NULL) {
+    respond(fd, verdict);
+    close(fd);
+  }
 }
 
 /* ---------- socket ---------- */
@@ -1269,29 +1344,42 @@ static void notify_main(void) {
  * readers interleave). */
 static void handle_batch(const char *buf, ssize_t len) {
   const struct fanotify_event_metadata *md = (const void *)buf;
+  int locked = 0; /* state_mu is held for the chunk being gathered */
   while (FAN_EVENT_OK(md, len)) {
     if (md->vers != FANOTIFY_METADATA_VERSION) {
       logf_("fanotify metadata version mismatch");
       exit(1);
     }
     if (md->fd >= 0 && md->pid == self_pid) {
-      /* The helper's own access, allowed before the lock is taken: the thread that holds it may be the one
-       * waiting for this answer (a reader answers the other threads; the single loop never waits on itself
-       * as it opens nothing on a marked mount). */
+      /* The helper's own access, allowed at once, before the lock is taken: the thread that holds it may be
+       * the one waiting for this answer (a reader answers the other threads; the single loop never waits on
+       * itself as it opens nothing on a marked mount). */
       respond(md->fd, FAN_ALLOW);
       close(md->fd);
-      pthread_mutex_lock(&state_mu);
+      if (!locked) pthread_mutex_lock(&state_mu);
       n_decisions++;
-      pthread_mutex_unlock(&state_mu);
+      if (!locked) pthread_mutex_unlock(&state_mu);
       md = FAN_EVENT_NEXT(md, len);
       continue;
     }
-    pthread_mutex_lock(&state_mu);
+    if (!locked) {
+      pthread_mutex_lock(&state_mu);
+      locked = 1;
+    }
     if (md->fd >= 0) handle_event(md);
     else n_dropped++; /* queue overflow */
+    if (chunk_full()) {
+      chunk_flush();
+      notify_main();
+      pthread_mutex_unlock(&state_mu);
+      locked = 0;
+    }
+    md = FAN_EVENT_NEXT(md, len);
+  }
+  if (locked) {
+    chunk_flush();
     notify_main();
     pthread_mutex_unlock(&state_mu);
-    md = FAN_EVENT_NEXT(md, len);
   }
 }
 
@@ -1512,6 +1600,11 @@ int main(int argc, char **argv) {
   ident_init();
   self_fd_dir = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
   fd_links_init();
+  const char *chunk_env = getenv("RTCTL_FANOTIFY_ANSWER_CHUNK"); /* for measuring against */
+  if (chunk_env && *chunk_env) {
+    long v = strtol(chunk_env, NULL, 10);
+    answer_chunk = v < 1 ? 1 : v > ANSWER_CHUNK ? ANSWER_CHUNK : (int)v;
+  }
   signal(SIGPIPE, SIG_IGN);
   struct sigaction sa = {.sa_handler = on_signal};
   sigaction(SIGTERM, &sa, NULL);
