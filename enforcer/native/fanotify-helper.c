@@ -1340,11 +1340,11 @@ static void notify_main(void) {
   }
 }
 
-/* Decides the events of one read, each under state_mu (taken per event, so the main thread and the other
- * readers interleave). */
-static void handle_batch(const char *buf, ssize_t len) {
+/* Decides the events of one read by chunks, each chunk under state_mu (so the main thread and the other
+ * readers interleave between chunks). With `held`, the caller holds state_mu and answers the last chunk. */
+static void handle_batch(const char *buf, ssize_t len, int held) {
   const struct fanotify_event_metadata *md = (const void *)buf;
-  int locked = 0; /* state_mu is held for the chunk being gathered */
+  int locked = held; /* state_mu is held for the chunk being gathered */
   while (FAN_EVENT_OK(md, len)) {
     if (md->vers != FANOTIFY_METADATA_VERSION) {
       logf_("fanotify metadata version mismatch");
@@ -1371,27 +1371,36 @@ static void handle_batch(const char *buf, ssize_t len) {
     if (chunk_full()) {
       chunk_flush();
       notify_main();
-      pthread_mutex_unlock(&state_mu);
-      locked = 0;
+      if (!held) {
+        pthread_mutex_unlock(&state_mu);
+        locked = 0;
+      }
     }
     md = FAN_EVENT_NEXT(md, len);
   }
-  if (locked) {
+  if (locked && !held) {
     chunk_flush();
     notify_main();
     pthread_mutex_unlock(&state_mu);
   }
 }
 
-/* The single loop: reads what the (non-blocking) queue holds once poll said it holds something. */
+/* The single loop: reads what the (non-blocking) queue holds once poll said it holds something. Called
+ * without state_mu; takes it for the whole call (no reader thread exists to wait for it). */
 static void read_fanotify(char *buf, size_t size) {
+  pthread_mutex_lock(&state_mu);
   for (;;) {
     ssize_t len = read(fan_fd, buf, size);
     if (len <= 0) break;
-    handle_batch(buf, len);
-    /* Room for more was left: the queue was empty at the read; poll (not one more read) waits for more. */
+    handle_batch(buf, len, 1);
+    /* Room for more was left: the queue was empty at the read; poll (not one more read) waits for more. (A
+     * read more before answering, to gather the events queued while a chunk's facts were read, woke fewer
+     * tasks in some runs and more in others, and costs every reported event a system call.) */
     if ((size_t)len + sizeof(struct fanotify_event_metadata) + 64 <= size) break;
   }
+  chunk_flush();
+  notify_main();
+  pthread_mutex_unlock(&state_mu);
 }
 
 /* One reader, pinned to one CPU: a task that opens a file on that CPU is answered by the reader on the same
@@ -1414,7 +1423,7 @@ static void *reader_main(void *arg) {
       logf_("reader on CPU %d: read: %s", cpu, strerror(errno));
       exit(1);
     }
-    handle_batch(buf, len);
+    handle_batch(buf, len, 0);
   }
   return NULL;
 }
