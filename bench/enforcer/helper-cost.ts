@@ -5,6 +5,9 @@
 // alike, and the figures are per round and their medians:
 //  - helperCpuMicrosPerEvent: the helper's CPU (user + system of all its threads, from schedstat: ns, not
 //    clock ticks) over the flood, per event;
+//  - helperContextSwitchesPerEvent: the helper's context switches (voluntary and not, all threads);
+//  - generatorCpuMicrosPerEvent: the loops' CPU (their container's cgroup) per event, which includes the
+//    kernel's permission round trip and the wake-ups of loops whose answer had not come yet;
 //  - perSecond: events received by the client per second of the flood;
 //  - ratio: each variant's median CPU per event ÷ the first variant's.
 // Variants: `current` (the built helper), `noLinkFds` (the same, RTCTL_FANOTIFY_NO_LINK_FDS=1: every /proc
@@ -13,7 +16,15 @@
 // names another build (e.g. main's) to compare against.
 // Run as root: `node --import tsx bench/enforcer/helper-cost.ts [--out FILE] [--rounds N] [--events N]
 // [--alert-generators N] [--baseline-helper PATH]`.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -56,6 +67,31 @@ function processCpuNanos(pid: number): number {
   return sum;
 }
 
+/** Context switches (voluntary and not) of every thread of a process so far. */
+function processSwitches(pid: number): number {
+  let sum = 0;
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    const status = readFileSync(`/proc/${pid}/task/${t}/status`, 'utf8');
+    for (const m of status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)$/gm)) sum += Number(m[1]);
+  }
+  return sum;
+}
+
+/** CPU time used so far by the processes of the container's cgroup (the loops), µs (cgroup v2 or v1). */
+function containerCpuMicros(pid: number): number {
+  const lines = readFileSync(`/proc/${pid}/cgroup`, 'utf8').split('\n');
+  const v1 = lines.map((l) => l.split(':')).find((f) => f[1]?.split(',').includes('cpuacct'));
+  if (v1?.[2] !== undefined)
+    return Number(readFileSync(join('/sys/fs/cgroup/cpuacct', v1[2], 'cpuacct.usage'), 'utf8').trim()) / 1000;
+  const v2 = lines.find((l) => l.startsWith('0::'));
+  if (v2 === undefined) return NaN;
+  const root = existsSync('/sys/fs/cgroup/unified/cgroup.procs')
+    ? '/sys/fs/cgroup/unified'
+    : '/sys/fs/cgroup';
+  const m = /^usage_usec (\d+)$/m.exec(readFileSync(join(root, v2.slice(3), 'cpu.stat'), 'utf8'));
+  return m?.[1] ? Number(m[1]) : NaN;
+}
+
 /** The pid of the helper listening on `socketPath` (from the processes' command lines). */
 function helperPidOf(socketPath: string): number {
   for (const d of readdirSync('/proc')) {
@@ -84,12 +120,20 @@ function median(values: readonly number[]): number {
 async function round(
   cd: Containerd,
   containerId: string,
+  containerPid: number,
   state: Parameters<DataPlane['apply']>[0],
   work: string,
   v: Variant,
   events: number,
   loops: number,
-): Promise<{ cpuMicrosPerEvent: number; perSecond: number; received: number; dropped: number }> {
+): Promise<{
+  cpuMicrosPerEvent: number;
+  switchesPerEvent: number;
+  generatorCpuMicrosPerEvent: number;
+  perSecond: number;
+  received: number;
+  dropped: number;
+}> {
   const saved = { ...process.env };
   Object.assign(process.env, v.env);
   const socket = join(work, `${v.name}.sock`);
@@ -126,16 +170,23 @@ async function round(
     const pid = helperPidOf(socket);
     const before = received;
     const cpu0 = processCpuNanos(pid);
+    const switches0 = processSwitches(pid);
+    const generator0 = containerCpuMicros(containerPid);
     const start = process.hrtime.bigint();
     const r = await cd.exec(containerId, ['/bin/sh', '-c', floodScript(events, loops)]);
     if (r.code !== 0) throw new Error(`flood failed: ${r.stderr}`);
     const deadline = Date.now() + 60000;
     while (received - before < events && Date.now() < deadline) await sleep(10);
     const cpu = processCpuNanos(pid) - cpu0;
+    const switches = processSwitches(pid) - switches0;
+    const generator = containerCpuMicros(containerPid) - generator0;
     const dropped = (await plane.stats()).dropped;
     void consumer;
+    const n = received - before;
     return {
-      cpuMicrosPerEvent: Math.round(cpu / (received - before) / 10) / 100,
+      cpuMicrosPerEvent: Math.round(cpu / n / 10) / 100,
+      switchesPerEvent: Math.round((switches / n) * 1000) / 1000,
+      generatorCpuMicrosPerEvent: Math.round((generator / n) * 100) / 100,
       perSecond: Math.round((received - before) / (Number(lastAt - start) / 1e9)),
       received: received - before,
       dropped,
@@ -183,15 +234,18 @@ async function main(): Promise<void> {
       { ruleSet: audit.ruleSet, workloads: [workload], postures: new Map(), nodeLabels: {} },
       1,
     ).state;
-    const samples = new Map<string, { cpu: number[]; perSecond: number[]; lost: number }>(
-      variants.map((v) => [v.name, { cpu: [], perSecond: [], lost: 0 }]),
-    );
+    const samples = new Map<
+      string,
+      { cpu: number[]; switches: number[]; generator: number[]; perSecond: number[]; lost: number }
+    >(variants.map((v) => [v.name, { cpu: [], switches: [], generator: [], perSecond: [], lost: 0 }]));
     for (let i = 0; i < rounds; i++) {
       for (const v of variants) {
-        const r = await round(cd, c.id, state, work, v, events, loops);
+        const r = await round(cd, c.id, c.pid, state, work, v, events, loops);
         const s = samples.get(v.name);
         if (!s) continue;
         s.cpu.push(r.cpuMicrosPerEvent);
+        s.switches.push(r.switchesPerEvent);
+        s.generator.push(r.generatorCpuMicrosPerEvent);
         s.perSecond.push(r.perSecond);
         s.lost += events - r.received - r.dropped;
       }
@@ -210,6 +264,9 @@ async function main(): Promise<void> {
           {
             helperCpuMicrosPerEvent: median(s.cpu),
             helperCpuMicrosPerEventSamples: s.cpu,
+            helperContextSwitchesPerEvent: median(s.switches),
+            generatorCpuMicrosPerEvent: median(s.generator),
+            generatorCpuMicrosPerEventSamples: s.generator,
             perSecond: median(s.perSecond),
             perSecondSamples: s.perSecond,
             unreportedLoss: s.lost,
