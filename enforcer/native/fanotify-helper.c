@@ -56,6 +56,7 @@
 #define CACHE_SIZE 65536u
 #define PENDING_EXEC 4096u
 #define KEY_MAX 128
+#define FAN_READ_BYTES (64 * 1024) /* one read of the fanotify queue */
 
 struct mount_mark {
   int mnt_id;
@@ -1415,7 +1416,7 @@ static void *reader_main(void *arg) {
   CPU_SET(cpu, &set);
   int e = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
   if (e != 0) logf_("reader on CPU %d: pin: %s", cpu, strerror(e));
-  static _Thread_local char buf[64 * 1024] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
+  static _Thread_local char buf[FAN_READ_BYTES] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
   for (;;) {
     ssize_t len = read(fan_fd, buf, sizeof buf);
     if (len < 0) {
@@ -1624,6 +1625,12 @@ int main(int argc, char **argv) {
   if (!ring || !cache || !ev_end) return 1;
   n_readers = choose_readers();
   if (n_readers < 0) return 2;
+  /* The kernel gives each event of a read a descriptor, and denies an event it cannot give one: a full read
+   * per reader (or of the single loop) must always find room beside the identity cache's descriptors, the
+   * kept event-path links and a margin for the sockets. The cache keeps its links only then. */
+  long per_read = FAN_READ_BYTES / (long)sizeof(struct fanotify_event_metadata);
+  if (!ident_keep_links(per_read * (n_readers > 0 ? n_readers : 1) + (long)FD_LINKS + 1024))
+    logf_("per-process /proc links read by name, not kept (RTCTL_FANOTIFY_NO_LINK_FDS, or too low an open-file limit)");
   /* Non-blocking for the single loop's poll; blocking for readers (see reader_main). */
   fan_fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | (n_readers > 0 ? 0 : FAN_NONBLOCK),
                          O_RDONLY | O_LARGEFILE | O_CLOEXEC);
@@ -1652,7 +1659,7 @@ int main(int argc, char **argv) {
   if (n_readers > 0 && start_readers() != 0) return 1;
   logf_("listening on %s (pid %d, %d reader thread%s)", socket_path, (int)self_pid, n_readers,
         n_readers == 1 ? "" : "s");
-  char buf[64 * 1024] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
+  char buf[FAN_READ_BYTES] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
   /* Events go to the control plane in batches: the event connection is written once SEND_BATCH_BYTES are
    * waiting or the oldest unsent event is SEND_DELAY_MS old, so a flood costs one write (and one wake-up of
    * the reader) per batch instead of one per event. */

@@ -62,24 +62,29 @@ static struct proc_identity_stats stats;
  * (about a quarter of a read). Like the directory it is opened from, it belongs to the entry's process and
  * fails once that process is gone (ENOENT, EACCES), never reading another process that took the pid. */
 static const char *const LINKS[3] = {"exe", "cwd", "ns/mnt"};
-/* Whether links are kept: they need up to three more descriptors per slot (LINK_FD_LIMIT). */
+/* Whether links are kept (ident_keep_links): they take up to three more descriptors per slot. */
 static int keep_links;
-#define LINK_FD_LIMIT 16384
+#define FD_LIMIT 16384
 
 void ident_init(void) {
   for (unsigned i = 0; i < SLOTS; i++) slots[i] = EMPTY_SLOT;
-  /* Room for three descriptors per slot beside the event file descriptors (a slot whose descriptors cannot
-   * be opened is not cached: its reads go by path). */
+  /* Room for the descriptors of every slot beside the event file descriptors (a slot whose descriptors
+   * cannot be opened is not cached: its reads go by path). */
   struct rlimit rl;
-  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max && rl.rlim_cur < LINK_FD_LIMIT) {
-    rl.rlim_cur = rl.rlim_max < LINK_FD_LIMIT ? rl.rlim_max : LINK_FD_LIMIT;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max && rl.rlim_cur < FD_LIMIT) {
+    rl.rlim_cur = rl.rlim_max < FD_LIMIT ? rl.rlim_max : FD_LIMIT;
     setrlimit(RLIMIT_NOFILE, &rl);
   }
-  /* Six descriptors per slot (6 144) leave room for a full read of the fanotify queue per reader (64 KiB of
-   * 24-byte events, 2 731 descriptors) only from 16 384 on; below, the links are read by name. */
-  const char *off = getenv("RTCTL_FANOTIFY_NO_LINK_FDS"); /* for measuring against */
-  keep_links = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur >= LINK_FD_LIMIT && !(off && *off);
   stats.pidfd_info = -1;
+}
+
+int ident_keep_links(long others) {
+  struct rlimit rl;
+  long most = (long)SLOTS * 6 + others;
+  const char *off = getenv("RTCTL_FANOTIFY_NO_LINK_FDS"); /* for measuring against */
+  keep_links = getrlimit(RLIMIT_NOFILE, &rl) == 0 && (rl.rlim_cur == RLIM_INFINITY || (long)rl.rlim_cur >= most) &&
+               !(off && *off);
+  return keep_links;
 }
 
 static void clear(struct slot *s);

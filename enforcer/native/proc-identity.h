@@ -40,6 +40,11 @@ struct proc_identity_stats {
 /* Sets up the cache (raises the open-file limit for the pidfds it keeps). */
 void ident_init(void);
 
+/* Keeps the links of each entry (exe, cwd, ns/mnt; three more descriptors per entry) when the open-file
+ * limit leaves room for every entry's descriptors beside `others` descriptors the caller may hold at once,
+ * and RTCTL_FANOTIFY_NO_LINK_FDS is not set. Returns 1 when they are kept. */
+int ident_keep_links(long others);
+
 /* The identity of `pid` (a live process, blocked in a permission event), with its parent's nspid when
  * `want_parent` is set. Fields that cannot be read keep their "unknown" values. */
 void ident_get(int pid, int want_parent, struct proc_identity *out);
