@@ -399,6 +399,8 @@ enum { NR_OPEN = -2, NR_CREAT = -3, NR_OPENAT = 56, NR_OPENAT2 = 437, NR_EXECVE 
 enum { NR_OPEN = -2, NR_CREAT = -3, NR_OPENAT = -4, NR_OPENAT2 = -5, NR_EXECVE = -6, NR_EXECVEAT = -7 };
 #endif
 
+static int hexval(char c);
+
 /* /proc/<pid>/syscall: `<nr> 0x<arg0> ... 0x<arg5> 0x<sp> 0x<pc>`, `-1 0x<sp> 0x<pc>` or `running`. The
  * number and up to six arguments into *nr and a[]; returns how many were read (0: no number), as
  * sscanf("%ld %lx %lx %lx %lx %lx %lx") would, without its cost per event. */
@@ -417,7 +419,7 @@ static int parse_syscall_line(const char *p, long *nr, unsigned long a[6]) {
     unsigned long x = 0;
     int digits = 0;
     for (;; p++, digits++) {
-      int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : *p >= 'A' && *p <= 'F' ? *p - 'A' + 10 : -1;
+      int d = hexval(*p >= 'A' && *p <= 'F' ? (char)(*p - 'A' + 'a') : *p);
       if (d < 0) break;
       x = x << 4 | (unsigned long)d;
     }
@@ -1630,7 +1632,8 @@ int main(int argc, char **argv) {
    * kept event-path links and a margin for the sockets. The cache keeps its links only then. */
   long per_read = FAN_READ_BYTES / (long)sizeof(struct fanotify_event_metadata);
   if (!ident_keep_links(per_read * (n_readers > 0 ? n_readers : 1) + (long)FD_LINKS + 1024))
-    logf_("per-process /proc links read by name, not kept (RTCTL_FANOTIFY_NO_LINK_FDS, or too low an open-file limit)");
+    logf_("per-process /proc links read by name, not kept (RTCTL_FANOTIFY_NO_LINK_FDS, or too low a limit "
+          "of open files)");
   /* Non-blocking for the single loop's poll; blocking for readers (see reader_main). */
   fan_fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | (n_readers > 0 ? 0 : FAN_NONBLOCK),
                          O_RDONLY | O_LARGEFILE | O_CLOEXEC);
