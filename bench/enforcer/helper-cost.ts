@@ -12,8 +12,8 @@
 //  - ratio: each variant's median CPU per event ÷ the first variant's.
 // Variants: `current` (the built helper), `noLinkFds` (the same, RTCTL_FANOTIFY_NO_LINK_FDS=1: every /proc
 // link read by name), `answerEach` (RTCTL_FANOTIFY_ANSWER_CHUNK=1: each event answered as soon as it is
-// decided, not by chunk), `readers` (RTCTL_FANOTIFY_READERS=2), and `baseline` when `--baseline-helper PATH`
-// names another build (e.g. main's) to compare against.
+// decided, not by chunk), `readers` (RTCTL_FANOTIFY_READERS=2), and `baseline` and `baselineReaders` when
+// `--baseline-helper PATH` names another build (e.g. main's) to compare against.
 // Run as root: `node --import tsx bench/enforcer/helper-cost.ts [--out FILE] [--rounds N] [--events N]
 // [--alert-generators N] [--baseline-helper PATH]`.
 import {
@@ -211,6 +211,8 @@ async function main(): Promise<void> {
   variants.push({ name: 'noLinkFds', helperPath: helper.path, env: { RTCTL_FANOTIFY_NO_LINK_FDS: '1' } });
   variants.push({ name: 'answerEach', helperPath: helper.path, env: { RTCTL_FANOTIFY_ANSWER_CHUNK: '1' } });
   variants.push({ name: 'readers', helperPath: helper.path, env: { RTCTL_FANOTIFY_READERS: '2' } });
+  if (baseline)
+    variants.push({ name: 'baselineReaders', helperPath: baseline, env: { RTCTL_FANOTIFY_READERS: '2' } });
   const loadAtStart = loadavg();
   const work = mkdtempSync(join(tmpdir(), 'rtctl-helper-cost-'));
   const cd = await startContainerd();
