@@ -11,8 +11,10 @@
  *
  * An entry also keeps its process's /proc/<pid> directory open (O_PATH): the links and files the caller
  * reads per event (exe, cwd, ns/mnt, syscall) are read relative to it, one path component instead of a walk
- * from /proc. A read through it is always that process's and fails once it is gone (its pid may then be
- * another's): the read then goes by path, to the process that holds the pid now. */
+ * from /proc, and from their second read on the links exe, cwd and ns/mnt through descriptors of the links
+ * themselves (ident_keep_links), which the kernel resolves afresh at each read. A read through either is
+ * always that process's and fails once it is gone (its pid may then be another's): the read then goes by
+ * path, to the process that holds the pid now. */
 #ifndef RTCTL_PROC_IDENTITY_H
 #define RTCTL_PROC_IDENTITY_H
 
