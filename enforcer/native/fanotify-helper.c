@@ -318,14 +318,31 @@ static void proc_exe(int pid, char *out, size_t len) {
   if (strcmp(out, "/") == 0) proc_comm_name(pid, out, len);
 }
 
-/* Whether two processes share a mount namespace: 1 or 0, -1 when a link cannot be read (a process exiting
- * has left its namespaces). The links read `mnt:[<inode>]`, formatted from the namespace itself: comparing
- * them compares the namespaces' inodes on nsfs, without the stat(2) that would make (and free) an nsfs inode
- * each time. */
-static int same_mnt_ns(int a, int b) {
-  char na[64], nb[64];
-  if (ident_readlink(a, "ns/mnt", na, sizeof na) < 0 || ident_readlink(b, "ns/mnt", nb, sizeof nb) < 0) return -1;
-  return strcmp(na, nb) == 0;
+/* The parent's links read for the events of one read of the queue (per thread). Every task whose event one
+ * read returned has waited since before that read, and waits until its chunk is answered: what its parent's
+ * links said at any moment in between is what they said while it waited, the moment a report describes. So
+ * the events of one read with the same parent (the children of one shell in a flood) read its exe and its
+ * mount namespace once. The parent itself does not wait (it never did): each event's ppid is read afresh,
+ * and the next read starts anew. */
+struct parent_reads {
+  uint64_t batch; /* read_batch when taken; 0: none */
+  int ppid;
+  int ns_state; /* 1 read, -1 could not be read (the parent is leaving its namespaces), 0 not read yet */
+  char ns[64];
+  char exe[PATH_MAX];
+};
+static _Thread_local uint64_t read_batch; /* this thread's reads of the queue so far */
+static _Thread_local struct parent_reads parent_reads;
+
+/* Whether a process and its parent share a mount namespace: 1 or 0, -1 when a link cannot be read (a process
+ * exiting has left its namespaces). The links read `mnt:[<inode>]`, formatted from the namespace itself:
+ * comparing them compares the namespaces' inodes on nsfs, without the stat(2) that would make (and free) an
+ * nsfs inode each time. */
+static int same_mnt_ns_as_parent(int pid, struct parent_reads *pr) {
+  char own[64];
+  if (ident_readlink(pid, "ns/mnt", own, sizeof own) < 0) return -1;
+  if (pr->ns_state == 0) pr->ns_state = ident_readlink(pr->ppid, "ns/mnt", pr->ns, sizeof pr->ns) < 0 ? -1 : 1;
+  return pr->ns_state < 0 ? -1 : strcmp(own, pr->ns) == 0;
 }
 
 struct proc_status {
@@ -755,14 +772,23 @@ static void collect_facts(const struct workload *w, int cls, int pid, const char
     proc_exe(pid, f->exe, sizeof f->exe);
   f->pexe[0] = 0;
   if (f->id.ppid > 0) {
-    proc_exe(f->id.ppid, f->pexe, sizeof f->pexe);
+    struct parent_reads *pr = &parent_reads;
+    if (pr->batch == read_batch && pr->ppid == f->id.ppid) {
+      memcpy(f->pexe, pr->exe, strlen(pr->exe) + 1);
+    } else {
+      proc_exe(f->id.ppid, f->pexe, sizeof f->pexe);
+      pr->batch = read_batch;
+      pr->ppid = f->id.ppid;
+      pr->ns_state = 0;
+      memcpy(pr->exe, f->pexe, strlen(f->pexe) + 1);
+    }
     /* A container process's parent on the host side (runc exec, the shim): its name, not its host path. A
      * parent that is exiting (runc exec right after the exec it started) has no exe or namespace links left,
      * only its command name: outside the container's pid namespace (its nspid is its host pid), it is named
      * by that. */
     if (!w->host) {
       /* (A host event names its parent by its exe whatever its namespaces: two link reads saved.) */
-      int same = same_mnt_ns(pid, f->id.ppid);
+      int same = same_mnt_ns_as_parent(pid, pr);
       /* A parent that left its namespaces between the two reads is exiting (runc exec right after the exec
        * it started, on another CPU): it let go of its memory, and so of its exe link, before its namespaces,
        * so the exe read just before may be a host path no longer there to check. Read it again: now empty. */
@@ -1347,6 +1373,7 @@ static void notify_main(void) {
  * readers interleave between chunks). With `held`, the caller holds state_mu and answers the last chunk. */
 static void handle_batch(const char *buf, ssize_t len, int held) {
   const struct fanotify_event_metadata *md = (const void *)buf;
+  read_batch++; /* the parents' links read for an earlier read are not this read's (parent_reads) */
   int locked = held; /* state_mu is held for the chunk being gathered */
   while (FAN_EVENT_OK(md, len)) {
     if (md->vers != FANOTIFY_METADATA_VERSION) {
