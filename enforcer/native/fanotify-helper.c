@@ -127,7 +127,7 @@ static volatile sig_atomic_t stop_requested;
 /* Reader threads (docs/enforcer.md "Reader threads"): 0 when the main thread's poll loop reads the fanotify
  * queue itself. Every decision, every change of the state, the caches, the ring and the counters happens
  * under state_mu; the main thread holds it except while it waits in poll(2), a reader only while it handles
- * one event. */
+ * one chunk of events (up to ANSWER_CHUNK, see "answers by chunk"). */
 #define MAX_READERS 64
 static int n_readers;
 static int reader_cpus[MAX_READERS];
@@ -1357,7 +1357,7 @@ static uint64_t mono_ms(void) {
   return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* Called under state_mu after a reader handled an event: wakes the main thread when the ring or the drop
+/* Called under state_mu after a reader answered a chunk: wakes the main thread when the ring or the drop
  * count changed what it waits for (the first unsent event starts the batch delay; a full batch or a new drop
  * is sent at once). One write per wait at most: the main thread clears wake_sent when it drains wake_fd. */
 static void notify_main(void) {
