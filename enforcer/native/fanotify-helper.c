@@ -56,6 +56,7 @@
 #define CACHE_SIZE 65536u
 #define PENDING_EXEC 4096u
 #define KEY_MAX 128
+#define FAN_READ_BYTES (64 * 1024) /* one read of the fanotify queue */
 
 struct mount_mark {
   int mnt_id;
@@ -126,7 +127,7 @@ static volatile sig_atomic_t stop_requested;
 /* Reader threads (docs/enforcer.md "Reader threads"): 0 when the main thread's poll loop reads the fanotify
  * queue itself. Every decision, every change of the state, the caches, the ring and the counters happens
  * under state_mu; the main thread holds it except while it waits in poll(2), a reader only while it handles
- * one event. */
+ * one chunk of events (up to ANSWER_CHUNK, see "answers by chunk"). */
 #define MAX_READERS 64
 static int n_readers;
 static int reader_cpus[MAX_READERS];
@@ -236,11 +237,46 @@ static void strip_deleted(char *out, ssize_t n) {
 /* /proc/self/fd, kept open: the path of an event's file is one readlinkat away. */
 static int self_fd_dir = -1;
 
+/* The links /proc/self/fd/<n> themselves (O_PATH | O_NOFOLLOW) for the descriptor numbers events get again
+ * and again (the kernel gives each event the lowest free number, and each is closed once answered): a read
+ * of one, readlinkat(link, ""), resolves descriptor <n> as it is at that read, whatever file it holds now,
+ * without the lookup of its name in /proc/self/fd. Direct-mapped by number; a number's link is opened the
+ * second time in a row it lands in its slot. Guarded by state_mu (events are handled under it). */
+#define FD_LINKS 64u
+static struct { int fd, link, candidate; } fd_links[FD_LINKS];
+static int keep_fd_links;
+
+static void fd_links_init(void) {
+  for (unsigned i = 0; i < FD_LINKS; i++) fd_links[i].fd = fd_links[i].link = fd_links[i].candidate = -1;
+  const char *off = getenv("RTCTL_FANOTIFY_NO_LINK_FDS"); /* for measuring against */
+  keep_fd_links = self_fd_dir >= 0 && !(off && *off);
+}
+
+/* The kept link of descriptor `fd`, -1 when none. */
+static int fd_link_of(int fd, const char *name) {
+  if (!keep_fd_links || fd < 0) return -1;
+  unsigned i = (unsigned)fd % FD_LINKS;
+  if (fd_links[i].fd == fd) return fd_links[i].link;
+  if (fd_links[i].candidate != fd) {
+    fd_links[i].candidate = fd;
+    return -1;
+  }
+  int link = openat(self_fd_dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (link < 0) return -1;
+  if (fd_links[i].link >= 0) close(fd_links[i].link);
+  fd_links[i].fd = fd;
+  fd_links[i].link = link;
+  fd_links[i].candidate = -1;
+  return link;
+}
+
 /* The path of one of this process's descriptors (an event's file, as the workload sees it). */
 static void fd_path(int fd, char *out, size_t len) {
   char name[16];
   snprintf(name, sizeof name, "%d", fd);
-  ssize_t n = self_fd_dir >= 0 ? readlinkat(self_fd_dir, name, out, len - 1) : -1;
+  int link = fd_link_of(fd, name);
+  ssize_t n = link >= 0 ? readlinkat(link, "", out, len - 1) : -1;
+  if (n < 0 && self_fd_dir >= 0) n = readlinkat(self_fd_dir, name, out, len - 1);
   if (n < 0) {
     char p[64];
     snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
@@ -282,14 +318,31 @@ static void proc_exe(int pid, char *out, size_t len) {
   if (strcmp(out, "/") == 0) proc_comm_name(pid, out, len);
 }
 
-/* Whether two processes share a mount namespace: 1 or 0, -1 when a link cannot be read (a process exiting
- * has left its namespaces). The links read `mnt:[<inode>]`, formatted from the namespace itself: comparing
- * them compares the namespaces' inodes on nsfs, without the stat(2) that would make (and free) an nsfs inode
- * each time. */
-static int same_mnt_ns(int a, int b) {
-  char na[64], nb[64];
-  if (ident_readlink(a, "ns/mnt", na, sizeof na) < 0 || ident_readlink(b, "ns/mnt", nb, sizeof nb) < 0) return -1;
-  return strcmp(na, nb) == 0;
+/* The parent's links read for the events of one read of the queue (per thread). Every task whose event one
+ * read returned has waited since before that read, and waits until its chunk is answered: what its parent's
+ * links said at any moment in between is what they said while it waited, the moment a report describes. So
+ * the events of one read with the same parent (the children of one shell in a flood) read its exe and its
+ * mount namespace once. The parent itself does not wait (it never did): each event's ppid is read afresh,
+ * and the next read starts anew. */
+struct parent_reads {
+  uint64_t batch; /* read_batch when taken; 0: none */
+  int ppid;
+  int ns_state; /* 1 read, -1 could not be read (the parent is leaving its namespaces), 0 not read yet */
+  char ns[64];
+  char exe[PATH_MAX];
+};
+static _Thread_local uint64_t read_batch; /* this thread's reads of the queue so far */
+static _Thread_local struct parent_reads parent_reads;
+
+/* Whether a process and its parent share a mount namespace: 1 or 0, -1 when a link cannot be read (a process
+ * exiting has left its namespaces). The links read `mnt:[<inode>]`, formatted from the namespace itself:
+ * comparing them compares the namespaces' inodes on nsfs, without the stat(2) that would make (and free) an
+ * nsfs inode each time. */
+static int same_mnt_ns_as_parent(int pid, struct parent_reads *pr) {
+  char own[64];
+  if (ident_readlink(pid, "ns/mnt", own, sizeof own) < 0) return -1;
+  if (pr->ns_state == 0) pr->ns_state = ident_readlink(pr->ppid, "ns/mnt", pr->ns, sizeof pr->ns) < 0 ? -1 : 1;
+  return pr->ns_state < 0 ? -1 : strcmp(own, pr->ns) == 0;
 }
 
 struct proc_status {
@@ -363,6 +416,37 @@ enum { NR_OPEN = -2, NR_CREAT = -3, NR_OPENAT = 56, NR_OPENAT2 = 437, NR_EXECVE 
 enum { NR_OPEN = -2, NR_CREAT = -3, NR_OPENAT = -4, NR_OPENAT2 = -5, NR_EXECVE = -6, NR_EXECVEAT = -7 };
 #endif
 
+static int hexval(char c);
+
+/* /proc/<pid>/syscall: `<nr> 0x<arg0> ... 0x<arg5> 0x<sp> 0x<pc>`, `-1 0x<sp> 0x<pc>` or `running`. The
+ * number and up to six arguments into *nr and a[]; returns how many were read (0: no number), as
+ * sscanf("%ld %lx %lx %lx %lx %lx %lx") would, without its cost per event. */
+static int parse_syscall_line(const char *p, long *nr, unsigned long a[6]) {
+  while (*p == ' ') p++;
+  int neg = *p == '-';
+  if (neg) p++;
+  if (*p < '0' || *p > '9') return 0;
+  long v = 0;
+  for (; *p >= '0' && *p <= '9'; p++) v = v * 10 + (*p - '0');
+  *nr = neg ? -v : v;
+  int n = 1;
+  for (int i = 0; i < 6; i++) {
+    while (*p == ' ') p++;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) p += 2;
+    unsigned long x = 0;
+    int digits = 0;
+    for (;; p++, digits++) {
+      int d = hexval(*p >= 'A' && *p <= 'F' ? (char)(*p - 'A' + 'a') : *p);
+      if (d < 0) break;
+      x = x << 4 | (unsigned long)d;
+    }
+    if (digits == 0) break;
+    a[i] = x;
+    n++;
+  }
+  return n;
+}
+
 /* The system call the task is blocked in (it waits for our answer): name, arguments, and whether it writes. */
 static void proc_syscall(int pid, int cls, char *name, size_t nlen, char *args, size_t alen, int *write) {
   char buf[512];
@@ -375,8 +459,7 @@ static void proc_syscall(int pid, int cls, char *name, size_t nlen, char *args, 
    * older kernels), which execve may hold while it opens a script or ELF interpreter, i.e. while that task
    * waits for our answer. The 6.18 kernel here does not deadlock, but older ones could; the name is known. */
   if (cls == RT_CLASS_PROCESS) return;
-  if (ident_read_syscall(pid, buf, sizeof buf) < 0 ||
-      sscanf(buf, "%ld %lx %lx %lx %lx %lx %lx", &nr, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5]) < 1) {
+  if (ident_read_syscall(pid, buf, sizeof buf) < 0 || parse_syscall_line(buf, &nr, a) < 1) {
     *write = cls == RT_CLASS_FILE; /* unknown: assume the stricter case */
     return;
   }
@@ -689,20 +772,32 @@ static void collect_facts(const struct workload *w, int cls, int pid, const char
     proc_exe(pid, f->exe, sizeof f->exe);
   f->pexe[0] = 0;
   if (f->id.ppid > 0) {
-    proc_exe(f->id.ppid, f->pexe, sizeof f->pexe);
+    struct parent_reads *pr = &parent_reads;
+    if (pr->batch == read_batch && pr->ppid == f->id.ppid) {
+      memcpy(f->pexe, pr->exe, strlen(pr->exe) + 1);
+    } else {
+      proc_exe(f->id.ppid, f->pexe, sizeof f->pexe);
+      pr->batch = read_batch;
+      pr->ppid = f->id.ppid;
+      pr->ns_state = 0;
+      memcpy(pr->exe, f->pexe, strlen(f->pexe) + 1);
+    }
     /* A container process's parent on the host side (runc exec, the shim): its name, not its host path. A
      * parent that is exiting (runc exec right after the exec it started) has no exe or namespace links left,
      * only its command name: outside the container's pid namespace (its nspid is its host pid), it is named
      * by that. */
-    int same = same_mnt_ns(pid, f->id.ppid);
-    /* A parent that left its namespaces between the two reads is exiting (runc exec right after the exec it
-     * started, on another CPU): it let go of its memory, and so of its exe link, before its namespaces, so
-     * the exe read just before may be a host path no longer there to check. Read it again: now empty. */
-    if (same < 0 && !w->host) proc_exe(f->id.ppid, f->pexe, sizeof f->pexe);
-    int outside = same == 0 || (f->pexe[0] == 0 && f->id.parent_nspid == f->id.ppid);
-    if (!w->host && outside) {
-      if (f->pexe[0] == '/') base_name_of(f->pexe, sizeof f->pexe);
-      else proc_comm_name(f->id.ppid, f->pexe, sizeof f->pexe);
+    if (!w->host) {
+      /* (A host event names its parent by its exe whatever its namespaces: two link reads saved.) */
+      int same = same_mnt_ns_as_parent(pid, pr);
+      /* A parent that left its namespaces between the two reads is exiting (runc exec right after the exec
+       * it started, on another CPU): it let go of its memory, and so of its exe link, before its namespaces,
+       * so the exe read just before may be a host path no longer there to check. Read it again: now empty. */
+      if (same < 0) proc_exe(f->id.ppid, f->pexe, sizeof f->pexe);
+      int outside = same == 0 || (f->pexe[0] == 0 && f->id.parent_nspid == f->id.ppid);
+      if (outside) {
+        if (f->pexe[0] == '/') base_name_of(f->pexe, sizeof f->pexe);
+        else proc_comm_name(f->id.ppid, f->pexe, sizeof f->pexe);
+      }
     }
   }
   proc_link(pid, "cwd", f->cwd, sizeof f->cwd);
@@ -799,6 +894,68 @@ static void emit_report(const struct workload *w, int cls, const struct decision
     ev_seq++;
     ev_end[ev_seq % EV_SLOTS] = ring_head;
   }
+}
+
+/* ---------- answers by chunk ----------
+ *
+ * The kernel wakes every task waiting on the group's permission events at each answer (they wait on one
+ * queue), and the one that was answered may take this thread's CPU at once. Answering each event of a read
+ * as soon as it is decided, with the next event's /proc reads in between, makes each waiting task wake,
+ * find it is not its answer, and sleep again, once per answer. So the events of a read are taken by chunks
+ * (up to ANSWER_CHUNK): each is decided and its facts read while its task waits, then the chunk's answers
+ * are written back to back (a task already woken by the first is not woken again), then the descriptors
+ * closed, then the reports formatted in order. state_mu is held across a chunk: the reports are formatted
+ * under the state they were decided with. RTCTL_FANOTIFY_ANSWER_CHUNK=1 answers each event at once (for
+ * measuring against). */
+#define ANSWER_CHUNK 16
+
+struct answer {
+  int fd;
+  uint32_t verdict;
+  int report; /* 1: the fields below describe a report */
+  const struct workload *w;
+  int cls, pid;
+  struct decision d;
+  char path[PATH_MAX];
+  struct facts facts;
+};
+
+struct chunk {
+  int n;
+  struct answer a[ANSWER_CHUNK];
+};
+
+static int answer_chunk = ANSWER_CHUNK;
+static _Thread_local struct chunk *chunk; /* this thread's, allocated at its first event */
+
+/* Writes the chunk's answers, closes its descriptors, then formats its reports. Under state_mu. */
+static void chunk_flush(void) {
+  if (chunk == NULL || chunk->n == 0) return;
+  for (int i = 0; i < chunk->n; i++) respond(chunk->a[i].fd, chunk->a[i].verdict);
+  for (int i = 0; i < chunk->n; i++) close(chunk->a[i].fd);
+  for (int i = 0; i < chunk->n; i++) {
+    const struct answer *a = &chunk->a[i];
+    if (a->report) emit_report(a->w, a->cls, &a->d, a->pid, a->path, &a->facts);
+  }
+  chunk->n = 0;
+}
+
+/* The next answer of the chunk (the caller fills it); NULL when no chunk could be allocated. */
+static struct answer *chunk_add(int fd, uint32_t verdict) {
+  if (chunk == NULL) {
+    chunk = malloc(sizeof *chunk);
+    if (chunk == NULL) return NULL;
+    chunk->n = 0;
+  }
+  struct answer *a = &chunk->a[chunk->n++];
+  a->fd = fd;
+  a->verdict = verdict;
+  a->report = 0;
+  return a;
+}
+
+static int chunk_full(void) {
+  return chunk != NULL && chunk->n >= answer_chunk;
 }
 
 /* Whether an inode on mount `mnt_id` of file system `dev` is reached through no other marked mount whose
@@ -955,16 +1112,29 @@ static void handle_event(const struct fanotify_event_metadata *md) {
   if (d.report) {
     /* Read while the task waits for the answer (it is there to read, and still the one that asked), then
      * answered, then formatted: the task does not wait for the formatting. */
-    static struct facts facts;
-    collect_facts(w, cls, pid, actor, &facts);
-    respond(fd, verdict);
-    close(fd);
-    emit_report(w, cls, &d, pid, path, &facts);
+    struct answer *a = chunk_add(fd, verdict);
+    if (a == NULL) {
+      static struct facts facts;
+      collect_facts(w, cls, pid, actor, &facts);
+      respond(fd, verdict);
+      close(fd);
+      emit_report(w, cls, &d, pid, path, &facts);
+      return;
+    }
+    collect_facts(w, cls, pid, actor, &a->facts);
+    a->report = 1;
+    a->w = w;
+    a->cls = cls;
+    a->pid = pid;
+    a->d = d;
+    memcpy(a->path, path, strlen(path) + 1);
     return;
   }
 answer:
-  respond(fd, verdict);
-  close(fd);
+  if (chunk_add(fd, verdict) == NULL) {
+    respond(fd, verdict);
+    close(fd);
+  }
 }
 
 /* ---------- socket ---------- */
@@ -1187,7 +1357,7 @@ static uint64_t mono_ms(void) {
   return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* Called under state_mu after a reader handled an event: wakes the main thread when the ring or the drop
+/* Called under state_mu after a reader answered a chunk: wakes the main thread when the ring or the drop
  * count changed what it waits for (the first unsent event starts the batch delay; a full batch or a new drop
  * is sent at once). One write per wait at most: the main thread clears wake_sent when it drains wake_fd. */
 static void notify_main(void) {
@@ -1199,45 +1369,68 @@ static void notify_main(void) {
   }
 }
 
-/* Decides the events of one read, each under state_mu (taken per event, so the main thread and the other
- * readers interleave). */
-static void handle_batch(const char *buf, ssize_t len) {
+/* Decides the events of one read by chunks, each chunk under state_mu (so the main thread and the other
+ * readers interleave between chunks). With `held`, the caller holds state_mu and answers the last chunk. */
+static void handle_batch(const char *buf, ssize_t len, int held) {
   const struct fanotify_event_metadata *md = (const void *)buf;
+  read_batch++; /* the parents' links read for an earlier read are not this read's (parent_reads) */
+  int locked = held; /* state_mu is held for the chunk being gathered */
   while (FAN_EVENT_OK(md, len)) {
     if (md->vers != FANOTIFY_METADATA_VERSION) {
       logf_("fanotify metadata version mismatch");
       exit(1);
     }
     if (md->fd >= 0 && md->pid == self_pid) {
-      /* The helper's own access, allowed before the lock is taken: the thread that holds it may be the one
-       * waiting for this answer (a reader answers the other threads; the single loop never waits on itself
-       * as it opens nothing on a marked mount). */
+      /* The helper's own access, allowed at once, before the lock is taken: the thread that holds it may be
+       * the one waiting for this answer (a reader answers the other threads; the single loop never waits on
+       * itself as it opens nothing on a marked mount). */
       respond(md->fd, FAN_ALLOW);
       close(md->fd);
-      pthread_mutex_lock(&state_mu);
+      if (!locked) pthread_mutex_lock(&state_mu);
       n_decisions++;
-      pthread_mutex_unlock(&state_mu);
+      if (!locked) pthread_mutex_unlock(&state_mu);
       md = FAN_EVENT_NEXT(md, len);
       continue;
     }
-    pthread_mutex_lock(&state_mu);
+    if (!locked) {
+      pthread_mutex_lock(&state_mu);
+      locked = 1;
+    }
     if (md->fd >= 0) handle_event(md);
     else n_dropped++; /* queue overflow */
+    if (chunk_full()) {
+      chunk_flush();
+      notify_main();
+      if (!held) {
+        pthread_mutex_unlock(&state_mu);
+        locked = 0;
+      }
+    }
+    md = FAN_EVENT_NEXT(md, len);
+  }
+  if (locked && !held) {
+    chunk_flush();
     notify_main();
     pthread_mutex_unlock(&state_mu);
-    md = FAN_EVENT_NEXT(md, len);
   }
 }
 
-/* The single loop: reads what the (non-blocking) queue holds once poll said it holds something. */
+/* The single loop: reads what the (non-blocking) queue holds once poll said it holds something. Called
+ * without state_mu; takes it for the whole call (no reader thread exists to wait for it). */
 static void read_fanotify(char *buf, size_t size) {
+  pthread_mutex_lock(&state_mu);
   for (;;) {
     ssize_t len = read(fan_fd, buf, size);
     if (len <= 0) break;
-    handle_batch(buf, len);
-    /* Room for more was left: the queue was empty at the read; poll (not one more read) waits for more. */
+    handle_batch(buf, len, 1);
+    /* Room for more was left: the queue was empty at the read; poll (not one more read) waits for more. (A
+     * read more before answering, to gather the events queued while a chunk's facts were read, woke fewer
+     * tasks in some runs and more in others, and costs every reported event a system call.) */
     if ((size_t)len + sizeof(struct fanotify_event_metadata) + 64 <= size) break;
   }
+  chunk_flush();
+  notify_main();
+  pthread_mutex_unlock(&state_mu);
 }
 
 /* One reader, pinned to one CPU: a task that opens a file on that CPU is answered by the reader on the same
@@ -1252,7 +1445,7 @@ static void *reader_main(void *arg) {
   CPU_SET(cpu, &set);
   int e = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
   if (e != 0) logf_("reader on CPU %d: pin: %s", cpu, strerror(e));
-  static _Thread_local char buf[64 * 1024] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
+  static _Thread_local char buf[FAN_READ_BYTES] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
   for (;;) {
     ssize_t len = read(fan_fd, buf, sizeof buf);
     if (len < 0) {
@@ -1260,7 +1453,7 @@ static void *reader_main(void *arg) {
       logf_("reader on CPU %d: read: %s", cpu, strerror(errno));
       exit(1);
     }
-    handle_batch(buf, len);
+    handle_batch(buf, len, 0);
   }
   return NULL;
 }
@@ -1445,6 +1638,12 @@ int main(int argc, char **argv) {
   self_pid = getpid();
   ident_init();
   self_fd_dir = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  fd_links_init();
+  const char *chunk_env = getenv("RTCTL_FANOTIFY_ANSWER_CHUNK"); /* for measuring against */
+  if (chunk_env && *chunk_env) {
+    long v = strtol(chunk_env, NULL, 10);
+    answer_chunk = v < 1 ? 1 : v > ANSWER_CHUNK ? ANSWER_CHUNK : (int)v;
+  }
   signal(SIGPIPE, SIG_IGN);
   struct sigaction sa = {.sa_handler = on_signal};
   sigaction(SIGTERM, &sa, NULL);
@@ -1455,6 +1654,13 @@ int main(int argc, char **argv) {
   if (!ring || !cache || !ev_end) return 1;
   n_readers = choose_readers();
   if (n_readers < 0) return 2;
+  /* The kernel gives each event of a read a descriptor, and denies an event it cannot give one: a full read
+   * per reader (or of the single loop) must always find room beside the identity cache's descriptors, the
+   * kept event-path links and a margin for the sockets. The cache keeps its links only then. */
+  long per_read = FAN_READ_BYTES / (long)sizeof(struct fanotify_event_metadata);
+  if (!ident_keep_links(per_read * (n_readers > 0 ? n_readers : 1) + (long)FD_LINKS + 1024))
+    logf_("per-process /proc links read by name, not kept (RTCTL_FANOTIFY_NO_LINK_FDS, or too low a limit "
+          "of open files)");
   /* Non-blocking for the single loop's poll; blocking for readers (see reader_main). */
   fan_fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | (n_readers > 0 ? 0 : FAN_NONBLOCK),
                          O_RDONLY | O_LARGEFILE | O_CLOEXEC);
@@ -1483,7 +1689,7 @@ int main(int argc, char **argv) {
   if (n_readers > 0 && start_readers() != 0) return 1;
   logf_("listening on %s (pid %d, %d reader thread%s)", socket_path, (int)self_pid, n_readers,
         n_readers == 1 ? "" : "s");
-  char buf[64 * 1024] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
+  char buf[FAN_READ_BYTES] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
   /* Events go to the control plane in batches: the event connection is written once SEND_BATCH_BYTES are
    * waiting or the oldest unsent event is SEND_DELAY_MS old, so a flood costs one write (and one wake-up of
    * the reader) per batch instead of one per event. */

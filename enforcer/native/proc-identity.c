@@ -38,6 +38,10 @@ struct slot {
    * process's, and fails (ENOENT, ESRCH) once it is gone; never another process's that took the pid. */
   int dirfd;
   int sysfd; /* /proc/<pid>/syscall of that process, opened on first use; -1 */
+  /* The links exe, cwd and ns/mnt of that process themselves (O_PATH | O_NOFOLLOW, see LINKS), opened at
+   * their second read: -1 not opened, -2 could not be opened (not tried again). `seen`: links read once. */
+  int links[3];
+  unsigned seen;
   int nspid;
   /* The parent's nspid as last looked up, for parent pid `parent`. A process's parent changes only by
    * reparenting to another live process (a subreaper or init), never to a later holder of the same pid, so
@@ -50,27 +54,43 @@ static int use_pidfd = 1;      /* pidfd_open works */
 static int use_info = 1;       /* PIDFD_GET_INFO works (cleared on the first EINVAL/ENOTTY) */
 static struct proc_identity_stats stats;
 
-#define EMPTY_SLOT ((struct slot){.pid = 0, .pidfd = -1, .dirfd = -1, .sysfd = -1})
+#define EMPTY_SLOT ((struct slot){.pid = 0, .pidfd = -1, .dirfd = -1, .sysfd = -1, .links = {-1, -1, -1}})
+
+/* The links read per reported event. A link opened with O_PATH | O_NOFOLLOW is the link itself, not where it
+ * points: readlinkat(fd, "") computes its target at each read (the process's executable, working directory
+ * or mount namespace as they are then), so a kept one is never stale; it only saves the lookup of the name
+ * (about a quarter of a read). Like the directory it is opened from, it belongs to the entry's process and
+ * fails once that process is gone (ENOENT, EACCES), never reading another process that took the pid. */
+static const char *const LINKS[3] = {"exe", "cwd", "ns/mnt"};
+/* Whether links are kept (ident_keep_links): they take up to three more descriptors per slot. */
+static int keep_links;
+#define FD_LIMIT 16384
 
 void ident_init(void) {
   for (unsigned i = 0; i < SLOTS; i++) slots[i] = EMPTY_SLOT;
-  /* Room for three descriptors per slot beside the event file descriptors (a slot whose descriptors cannot
-   * be opened is not cached: its reads go by path). */
+  /* Room for the descriptors of every slot beside the event file descriptors (a slot whose descriptors
+   * cannot be opened is not cached: its reads go by path). */
   struct rlimit rl;
-  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max && rl.rlim_cur < 8192) {
-    rl.rlim_cur = rl.rlim_max < 8192 ? rl.rlim_max : 8192;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max && rl.rlim_cur < FD_LIMIT) {
+    rl.rlim_cur = rl.rlim_max < FD_LIMIT ? rl.rlim_max : FD_LIMIT;
     setrlimit(RLIMIT_NOFILE, &rl);
   }
   stats.pidfd_info = -1;
 }
 
+int ident_keep_links(long others) {
+  struct rlimit rl;
+  long most = (long)SLOTS * 6 + others;
+  const char *off = getenv("RTCTL_FANOTIFY_NO_LINK_FDS"); /* for measuring against */
+  keep_links = getrlimit(RLIMIT_NOFILE, &rl) == 0 && (rl.rlim_cur == RLIM_INFINITY || (long)rl.rlim_cur >= most) &&
+               !(off && *off);
+  return keep_links;
+}
+
+static void clear(struct slot *s);
+
 void ident_reset(void) {
-  for (unsigned i = 0; i < SLOTS; i++) {
-    if (slots[i].pidfd >= 0) close(slots[i].pidfd);
-    if (slots[i].dirfd >= 0) close(slots[i].dirfd);
-    if (slots[i].sysfd >= 0) close(slots[i].sysfd);
-    slots[i] = EMPTY_SLOT;
-  }
+  for (unsigned i = 0; i < SLOTS; i++) clear(&slots[i]);
 }
 
 struct proc_identity_stats ident_stats(void) {
@@ -89,6 +109,8 @@ static void clear(struct slot *s) {
   if (s->pidfd >= 0) close(s->pidfd);
   if (s->dirfd >= 0) close(s->dirfd);
   if (s->sysfd >= 0) close(s->sysfd);
+  for (unsigned k = 0; k < 3; k++)
+    if (s->links[k] >= 0) close(s->links[k]);
   *s = EMPTY_SLOT;
 }
 
@@ -178,8 +200,8 @@ static struct slot *entry(int pid, int with_info, int *fresh, int *ppid, int *ui
     s->nspid = nspid; /* not cached (pid 0), but the caller reads nspid from here */
     return s;
   }
-  *s = (struct slot){.pid = pid, .pidfd = fd, .dirfd = dirfd, .sysfd = -1, .nspid = nspid, .parent = 0,
-                     .parent_nspid = 0};
+  *s = (struct slot){.pid = pid, .pidfd = fd, .dirfd = dirfd, .sysfd = -1, .links = {-1, -1, -1},
+                     .nspid = nspid, .parent = 0, .parent_nspid = 0};
   return s;
 }
 
@@ -248,8 +270,22 @@ ssize_t ident_readlink(int pid, const char *name, char *buf, size_t len) {
   struct slot *s = held(pid);
   ssize_t n = -1;
   if (s != NULL) {
-    n = readlinkat(s->dirfd, name, buf, len - 1);
-    if (n >= 0) stats.dir_reads++;
+    int k = -1;
+    for (unsigned i = 0; keep_links && i < 3; i++)
+      if (strcmp(name, LINKS[i]) == 0) k = (int)i;
+    /* A link is kept from its second read on: a process seen once costs no more than before. */
+    if (k >= 0 && s->links[k] == -1 && (s->seen >> k) & 1) {
+      s->links[k] = openat(s->dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      if (s->links[k] < 0) s->links[k] = -2;
+    }
+    if (k >= 0) s->seen |= 1u << k;
+    if (k >= 0 && s->links[k] >= 0) {
+      n = readlinkat(s->links[k], "", buf, len - 1);
+      if (n >= 0) stats.link_reads++;
+    } else {
+      n = readlinkat(s->dirfd, name, buf, len - 1);
+      if (n >= 0) stats.dir_reads++;
+    }
   }
   if (n < 0) {
     /* Not held, or the held process is gone and `pid` now another's (the event's process, which runs). */

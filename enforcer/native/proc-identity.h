@@ -11,8 +11,10 @@
  *
  * An entry also keeps its process's /proc/<pid> directory open (O_PATH): the links and files the caller
  * reads per event (exe, cwd, ns/mnt, syscall) are read relative to it, one path component instead of a walk
- * from /proc. A read through it is always that process's and fails once it is gone (its pid may then be
- * another's): the read then goes by path, to the process that holds the pid now. */
+ * from /proc, and from their second read on the links exe, cwd and ns/mnt through descriptors of the links
+ * themselves (ident_keep_links), which the kernel resolves afresh at each read. A read through either is
+ * always that process's and fails once it is gone (its pid may then be another's): the read then goes by
+ * path, to the process that holds the pid now. */
 #ifndef RTCTL_PROC_IDENTITY_H
 #define RTCTL_PROC_IDENTITY_H
 
@@ -33,11 +35,17 @@ struct proc_identity_stats {
   uint64_t misses;        /* entries (re)built: a new process, or one whose pid was reused */
   uint64_t status_reads;  /* reads of /proc/<pid>/status */
   uint64_t dir_reads;     /* links read through a kept /proc/<pid> directory */
+  uint64_t link_reads;    /* links read through a kept descriptor of the link itself */
   int pidfd_info;         /* 1 when PIDFD_GET_INFO works on this kernel */
 };
 
 /* Sets up the cache (raises the open-file limit for the pidfds it keeps). */
 void ident_init(void);
+
+/* Keeps the links of each entry (exe, cwd, ns/mnt; three more descriptors per entry) when the open-file
+ * limit leaves room for every entry's descriptors beside `others` descriptors the caller may hold at once,
+ * and RTCTL_FANOTIFY_NO_LINK_FDS is not set. Returns 1 when they are kept. */
+int ident_keep_links(long others);
 
 /* The identity of `pid` (a live process, blocked in a permission event), with its parent's nspid when
  * `want_parent` is set. Fields that cannot be read keep their "unknown" values. */

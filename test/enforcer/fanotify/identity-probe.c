@@ -5,8 +5,13 @@
  *       and exits; once A is reaped, process B is created with A's host pid (clone3 set_tid) in this pid
  *       namespace and opens <file>. Prints `reuse <pid>`; exit 3 when the pid was taken meanwhile (retry).
  *   identity-probe exec <container-pid> <file>
- *       Enters the container's mount namespace; a child opens <file>, then execs the container's /bin/sh
- *       `-c ': < <file>'`, which opens it again in the same process. Prints `exec <pid>`.
+ *       Enters the container's mount namespace; a child opens <file> twice (the helper keeps a process's
+ *       links from their second read on), then execs the container's /bin/sh `-c ': < <file>; : < <file>'`,
+ *       which opens it twice more in the same process. Prints `exec <pid>`.
+ *   identity-probe nsmove <container-pid> <file> <n>
+ *       A child enters the container's mount namespace and opens <file> n times while its parent (this
+ *       program) is still in the host's; then the parent enters the container's mount namespace too, and the
+ *       child opens <file> n times more. Prints `nsmove <pid>`.
  *   identity-probe chdir <container-pid> <file> <dir> <n>
  *       Enters the container's mount namespace; a child opens <file> n times, each time at once followed by a
  *       chdir, alternately to <dir> and to "/" (its first open is made in "/"). Prints `chdir <pid>`.
@@ -91,14 +96,41 @@ int main(int argc, char **argv) {
     pid_t e = fork();
     if (e < 0) return 1;
     if (e == 0) {
-      if (open_close(argv[3]) != 0) _exit(1);
-      char script[4200];
-      snprintf(script, sizeof script, ": < %s", argv[3]);
+      if (open_close(argv[3]) != 0 || open_close(argv[3]) != 0) _exit(1);
+      char script[8300];
+      snprintf(script, sizeof script, ": < %s; : < %s", argv[3], argv[3]);
       execl("/bin/sh", "sh", "-c", script, (char *)NULL);
       _exit(1);
     }
     if (wait_ok(e) != 0) return 1;
     printf("exec %d\n", (int)e);
+    return 0;
+  }
+  if (argc == 5 && strcmp(argv[1], "nsmove") == 0) {
+    int n = atoi(argv[4]);
+    int to_parent[2], to_child[2];
+    if (pipe(to_parent) != 0 || pipe(to_child) != 0) return 1;
+    fflush(stdout);
+    pid_t c = fork();
+    if (c < 0) return 1;
+    if (c == 0) {
+      char b;
+      if (enter_mounts(argv[2]) != 0) _exit(1);
+      for (int i = 0; i < n; i++)
+        if (open_close(argv[3]) != 0) _exit(1);
+      if (write(to_parent[1], "m", 1) != 1 || read(to_child[0], &b, 1) != 1) _exit(1);
+      for (int i = 0; i < n; i++)
+        if (open_close(argv[3]) != 0) _exit(1);
+      _exit(0);
+    }
+    char b;
+    if (read(to_parent[0], &b, 1) != 1 || enter_mounts(argv[2]) != 0 || write(to_child[1], "m", 1) != 1) {
+      kill(c, SIGKILL);
+      wait_ok(c);
+      return 1;
+    }
+    if (wait_ok(c) != 0) return 1;
+    printf("nsmove %d\n", (int)c);
     return 0;
   }
   if (argc == 6 && strcmp(argv[1], "chdir") == 0) {
@@ -134,6 +166,6 @@ int main(int argc, char **argv) {
     printf("\n");
     return 0;
   }
-  fprintf(stderr, "usage: identity-probe reuse|exec|chdir|exit <container-pid> <file> ...\n");
+  fprintf(stderr, "usage: identity-probe reuse|exec|nsmove|chdir|exit <container-pid> <file> ...\n");
   return 2;
 }
