@@ -10,51 +10,11 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { EnforcementTarget } from '../../../compiler/enforcement/enforcement-table.js';
 import { createAlertHub } from '../../../enforcer/alerts/alert-hub.js';
-import type { DataPlane, DataPlaneEvent, EnforcementState } from '../../../enforcer/data-plane.js';
 import { createEnforcer } from '../../../enforcer/enforcer.js';
 import { openAlertLog } from '../../../enforcer/io/alert-log.js';
 import { buildSnapshot } from '../../../enforcer/policy-snapshot.js';
 import { waitUntil } from '../../support/wait-until.js';
-
-const POLICY = `apiVersion: security.runtime.com/v1
-kind: RuntimeHostPolicy
-metadata: {name: host-guard}
-spec:
-  nodeSelector: {matchLabels: {kubernetes.io/hostname: "*"}}
-  file:
-    matchPaths:
-      - path: /etc/shadow
-  action: Audit
-`;
-
-function event(seq: number, workload: string): DataPlaneEvent {
-  return {
-    seq,
-    workload,
-    timeNs: 1795333130349923022n + BigInt(seq) * 1000n,
-    operation: 'File',
-    kind: 'Audit',
-    action: 'Audit',
-    errno: 0,
-    generation: 1,
-    ruleIndex: 0,
-    policyName: 'host-guard',
-    severity: 1,
-    tags: [],
-    message: '',
-    hostPid: 100,
-    hostPpid: 1,
-    pid: 100,
-    ppid: 1,
-    uid: 0,
-    processName: '/bin/cat',
-    parentProcessName: '/bin/sh',
-    resource: `/etc/shadow-${seq}`,
-    syscall: 'SYS_OPENAT',
-    syscallArgs: 'fd=-100 flags=O_RDONLY',
-    cgroup: '',
-  };
-}
+import { auditEvent, HOST_AUDIT_POLICY, memoryPlane } from '../support/memory-plane.js';
 
 describe('enforcer: acknowledgement of data-plane events (in-memory plane, real alert log)', () => {
   it('acknowledges a sequence number only once every earlier alert is written, unknown workloads included', async () => {
@@ -63,7 +23,9 @@ describe('enforcer: acknowledgement of data-plane events (in-memory plane, real 
     const total = 600;
     // Every third event is of a workload the enforcer does not know: it has no alert, and comes right after
     // alerts still on their way to the log.
-    const events = Array.from({ length: total }, (_, i) => event(i + 1, i % 3 === 2 ? 'gone' : 'host'));
+    const events = Array.from({ length: total }, (_, i) =>
+      auditEvent(i + 1, `/etc/shadow-${i + 1}`, i % 3 === 2 ? 'gone' : 'host'),
+    );
     const violations: string[] = [];
     const acks: number[] = [];
     const loggedResources = (): Set<string> =>
@@ -73,12 +35,7 @@ describe('enforcer: acknowledgement of data-plane events (in-memory plane, real 
           .filter((l) => l !== '')
           .map((l) => (JSON.parse(l) as { Resource: string }).Resource),
       );
-    const plane: DataPlane = {
-      name: 'Memory',
-      auditName: 'Memory',
-      start: () => Promise.resolve(),
-      apply: (_state: EnforcementState) => Promise.resolve(),
-      enforced: () => Promise.resolve({ generation: 0, workloads: [] }),
+    const plane = memoryPlane({
       async *events() {
         // Bursts within one turn of the event loop, as a batch from the helper arrives.
         for (let i = 0; i < events.length; i += 50) {
@@ -93,11 +50,9 @@ describe('enforcer: acknowledgement of data-plane events (in-memory plane, real 
           if (e.seq !== undefined && e.seq <= seq && e.workload === 'host' && !logged.has(e.resource))
             violations.push(`ACK ${seq} before the alert of event ${e.seq} was written`);
       },
-      stats: () => Promise.resolve({ decisions: 0, cacheHits: 0, reported: 0, dropped: 0, workloads: 0 }),
-      stop: () => Promise.resolve(),
-    };
+    });
     const log = openAlertLog({ path: logPath, logger: pino({ level: 'silent' }) });
-    const snapshot = buildSnapshot([{ file: 'host-guard.yaml', text: POLICY }]);
+    const snapshot = buildSnapshot([{ file: 'host-guard.yaml', text: HOST_AUDIT_POLICY }]);
     const enforcer = createEnforcer({
       source: { start: () => Promise.resolve(snapshot), stop: () => Promise.resolve() },
       containers: { list: () => Promise.resolve([]) },

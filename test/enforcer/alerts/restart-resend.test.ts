@@ -12,53 +12,14 @@ import fc from 'fast-check';
 import pino from 'pino';
 import { EnforcementTarget } from '../../../compiler/enforcement/enforcement-table.js';
 import { createAlertHub } from '../../../enforcer/alerts/alert-hub.js';
-import type { DataPlane, DataPlaneEvent, EnforcementState } from '../../../enforcer/data-plane.js';
+import type { DataPlane, DataPlaneEvent } from '../../../enforcer/data-plane.js';
 import { createEnforcer } from '../../../enforcer/enforcer.js';
 import { openAlertLog } from '../../../enforcer/io/alert-log.js';
 import { readAlertLogTail } from '../../../enforcer/io/alert-log-tail.js';
 import { buildSnapshot } from '../../../enforcer/policy-snapshot.js';
 import '../../support/property-seed.js';
 import { waitUntil } from '../../support/wait-until.js';
-
-const POLICY = `apiVersion: security.runtime.com/v1
-kind: RuntimeHostPolicy
-metadata: {name: host-guard}
-spec:
-  nodeSelector: {matchLabels: {kubernetes.io/hostname: "*"}}
-  file:
-    matchPaths:
-      - path: /etc/shadow
-  action: Audit
-`;
-
-function event(seq: number, name: string): DataPlaneEvent {
-  return {
-    seq,
-    workload: 'host',
-    timeNs: 1795333130349923022n + BigInt(seq) * 1000n,
-    operation: 'File',
-    kind: 'Audit',
-    action: 'Audit',
-    errno: 0,
-    generation: 1,
-    ruleIndex: 0,
-    policyName: 'host-guard',
-    severity: 1,
-    tags: [],
-    message: '',
-    hostPid: 100,
-    hostPpid: 1,
-    pid: 100,
-    ppid: 1,
-    uid: 0,
-    processName: '/bin/cat',
-    parentProcessName: '/bin/sh',
-    resource: `/etc/${name}`,
-    syscall: 'SYS_OPENAT',
-    syscallArgs: 'fd=-100 flags=O_RDONLY',
-    cgroup: '',
-  };
-}
+import { auditEvent, HOST_AUDIT_POLICY, memoryPlane } from '../support/memory-plane.js';
 
 /** A helper stand-in: numbers events from 1, keeps them until acknowledged, resends the rest to each reader. */
 class KeptEvents {
@@ -72,7 +33,7 @@ class KeptEvents {
   private closed = false;
   constructor(readonly identity: string | undefined) {}
   add(name: string): void {
-    this.kept.push(event(++this.seq, name));
+    this.kept.push(auditEvent(++this.seq, `/etc/${name}`));
     this.wake?.();
   }
   plane(batch: number): DataPlane {
@@ -96,12 +57,7 @@ class KeptEvents {
 
 function planeOf(self: KeptEvents, batch: number): DataPlane {
   self.reopen();
-  const plane: DataPlane = {
-    name: 'Memory',
-    auditName: 'Memory',
-    start: () => Promise.resolve(),
-    apply: (_state: EnforcementState) => Promise.resolve(),
-    enforced: () => Promise.resolve({ generation: 0, workloads: [] }),
+  const plane = memoryPlane({
     async *events() {
       let sent = self.acked;
       while (!self.isClosed()) {
@@ -119,12 +75,11 @@ function planeOf(self: KeptEvents, batch: number): DataPlane {
       if (++self.received > self.loseAcksAfter) return;
       self.acked = Math.max(self.acked, seq);
     },
-    stats: () => Promise.resolve({ decisions: 0, cacheHits: 0, reported: 0, dropped: 0, workloads: 0 }),
     stop: () => {
       self.close();
       return Promise.resolve();
     },
-  };
+  });
   if (self.identity !== undefined) {
     const id = self.identity;
     plane.sequenceIdentity = () => Promise.resolve(id);
@@ -146,7 +101,7 @@ async function run(
   const log = openAlertLog({ path: logPath, logger: silent });
   const enforcer = createEnforcer({
     source: {
-      start: () => Promise.resolve(buildSnapshot([{ file: 'host-guard.yaml', text: POLICY }])),
+      start: () => Promise.resolve(buildSnapshot([{ file: 'host-guard.yaml', text: HOST_AUDIT_POLICY }])),
       stop: () => Promise.resolve(),
     },
     containers: { list: () => Promise.resolve([]) },
