@@ -19,6 +19,7 @@ import { lintTexts } from '../../../compiler/lint.js';
 import { compactEvents, MAX_NESTING_DEPTH, setParsePath } from '../../../compiler/parse/parse-yaml.js';
 import { generateCorpus } from '../../../bench/compile/generate-corpus.js';
 import { COMPILER_FIXTURES, REPO_ROOT } from '../../support/paths.js';
+import { mutateText, textMutation } from '../../support/text-mutation.js';
 
 type Reader = (text: string) => BlockScan | undefined;
 
@@ -411,35 +412,7 @@ const tokens = fc.constantFrom(
   '__proto__: 1\n',
 );
 
-const mutation = fc.oneof(
-  fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), token: tokens }),
-  fc.record({ kind: fc.constant('delete' as const), at: fc.nat(), length: fc.integer({ min: 1, max: 6 }) }),
-  fc.record({ kind: fc.constant('duplicate' as const), at: fc.nat() }),
-  fc.record({ kind: fc.constant('indent' as const), at: fc.nat(), delta: fc.integer({ min: -3, max: 3 }) }),
-);
-
-type Mutation = typeof mutation extends fc.Arbitrary<infer M> ? M : never;
-
-function mutate(text: string, m: Mutation): string {
-  const at = text.length === 0 ? 0 : m.at % (text.length + 1);
-  const lines = text.split('\n');
-  const i = m.at % Math.max(1, lines.length);
-  switch (m.kind) {
-    case 'insert':
-      return text.slice(0, at) + m.token + text.slice(at);
-    case 'delete':
-      return text.slice(0, at) + text.slice(at + m.length);
-    case 'duplicate':
-      lines.splice(i, 0, lines[i] ?? '');
-      return lines.join('\n');
-    case 'indent': {
-      const line = lines[i] ?? '';
-      lines[i] =
-        m.delta >= 0 ? ' '.repeat(m.delta) + line : line.replace(new RegExp(`^ {0,${-m.delta}}`), '');
-      return lines.join('\n');
-    }
-  }
-}
+const mutation = textMutation(tokens, 6);
 
 // ------------------------------------------------------------------------------------------ texts on disk
 
@@ -525,7 +498,7 @@ describe('the block reader reads what js-yaml reads, value for value and event f
         fc.array(mutation, { minLength: 1, maxLength: 4 }),
         (seed, mutations) => {
           let text = seed;
-          for (const m of mutations) text = mutate(text, m);
+          for (const m of mutations) text = mutateText(text, m);
           assertSame(text);
           if (scanBlockYaml(text) !== undefined) read++;
         },

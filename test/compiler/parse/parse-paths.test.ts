@@ -14,6 +14,7 @@ import { lintTexts } from '../../../compiler/lint.js';
 import { setParsePath, type ParsePath } from '../../../compiler/parse/parse-yaml.js';
 import { generateCorpus } from '../../../bench/compile/generate-corpus.js';
 import { COMPILER_FIXTURES, REPO_ROOT } from '../../support/paths.js';
+import { mutateText, textMutation } from '../../support/text-mutation.js';
 
 function withPath<T>(p: ParsePath, fn: () => T): T {
   const previous = setParsePath(p);
@@ -118,45 +119,7 @@ const tokens = fc.constantFrom(
   '"\\u00e9\\t"',
 );
 
-/** A line of a seed repeated (a duplicate key when it is a mapping entry). */
-function duplicateLine(text: string, at: number): string {
-  const lines = text.split('\n');
-  const i = at % Math.max(1, lines.length);
-  lines.splice(i, 0, lines[i] ?? '');
-  return lines.join('\n');
-}
-
-/** A line's indentation changed by `delta` spaces (odd indentation). */
-function reindent(text: string, at: number, delta: number): string {
-  const lines = text.split('\n');
-  const i = at % Math.max(1, lines.length);
-  const line = lines[i] ?? '';
-  lines[i] = delta >= 0 ? ' '.repeat(delta) + line : line.replace(new RegExp(`^ {0,${-delta}}`), '');
-  return lines.join('\n');
-}
-
-const mutation = fc.oneof(
-  fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), token: tokens }),
-  fc.record({ kind: fc.constant('delete' as const), at: fc.nat(), length: fc.integer({ min: 1, max: 8 }) }),
-  fc.record({ kind: fc.constant('duplicate' as const), at: fc.nat() }),
-  fc.record({ kind: fc.constant('indent' as const), at: fc.nat(), delta: fc.integer({ min: -3, max: 3 }) }),
-);
-
-type Mutation = typeof mutation extends fc.Arbitrary<infer M> ? M : never;
-
-function mutate(text: string, m: Mutation): string {
-  const at = text.length === 0 ? 0 : m.at % (text.length + 1);
-  switch (m.kind) {
-    case 'insert':
-      return text.slice(0, at) + m.token + text.slice(at);
-    case 'delete':
-      return text.slice(0, at) + text.slice(at + m.length);
-    case 'duplicate':
-      return duplicateLine(text, m.at);
-    case 'indent':
-      return reindent(text, m.at, m.delta);
-  }
-}
+const mutation = textMutation(tokens, 8);
 
 describe('the fast and the full YAML path give the same diagnostics and artifacts (property, fixed seed)', function () {
   this.timeout(120_000);
@@ -177,7 +140,7 @@ describe('the fast and the full YAML path give the same diagnostics and artifact
         fc.constantFrom('', '\r\n', '\ufeff'),
         (seed, mutations, form) => {
           let text = seeds[seed] ?? '';
-          for (const m of mutations) text = mutate(text, m);
+          for (const m of mutations) text = mutateText(text, m);
           if (form === '\r\n') text = text.replace(/\r?\n/g, '\r\n');
           if (form === '\ufeff') text = `\ufeff${text}`;
           assertSameAnswer(text);
@@ -194,7 +157,7 @@ describe('the fast and the full YAML path give the same diagnostics and artifact
         fc.array(mutation, { maxLength: 2 }),
         (picks, mutations) => {
           let text = picks.map((i) => seeds[i] ?? '').join('---\n');
-          for (const m of mutations) text = mutate(text, m);
+          for (const m of mutations) text = mutateText(text, m);
           assertSameAnswer(text);
         },
       ),
