@@ -22,7 +22,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { median } from '../support/measure.js';
+import { median, printResult } from '../support/measure.js';
 import { standInProtocolServer } from './stand-in-protocol.js';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -473,12 +473,7 @@ async function main(): Promise<void> {
         }
       : {}),
   };
-  const json = `${JSON.stringify(result, null, 2)}\n`;
-  process.stdout.write(json);
-  if (out) {
-    mkdirSync(dirname(out), { recursive: true });
-    writeFileSync(out, json);
-  }
+  printResult(result, out);
 }
 
 function existsSocket(path: string): boolean {

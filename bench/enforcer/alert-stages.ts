@@ -6,14 +6,13 @@
 // path (parse, build, publish, encode). Where the enforcer's CPU per alert goes, and what the end-to-end
 // figures (alert-pipeline.ts, main.ts) add to it: the socket, the log and stream writes, the event loop.
 // Run: `node --import tsx bench/enforcer/alert-stages.ts [--out FILE]`.
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { dirname } from 'node:path';
 import { createAlertHub } from '../../enforcer/alerts/alert-hub.js';
 import { buildAlertRecord, eventTimeMs, type AlertRecord } from '../../enforcer/alerts/alert-record.js';
 import type { DataPlaneEvent } from '../../enforcer/data-plane.js';
 import { parseHelperEvent } from '../../enforcer/fanotify/fanotify-plane.js';
 import { describeHost } from '../../enforcer/workload.js';
+import { printResult } from '../support/measure.js';
 
 const N = 200_000;
 const DISTINCT = 1000;
@@ -114,12 +113,7 @@ function main(): void {
     bytesPerLine: text.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0) / DISTINCT,
     cpuMicrosPerAlert: stages,
   };
-  const json = `${JSON.stringify(result, null, 2)}\n`;
-  process.stdout.write(json);
-  if (out) {
-    mkdirSync(dirname(out), { recursive: true });
-    writeFileSync(out, json);
-  }
+  printResult(result, out);
 }
 
 main();

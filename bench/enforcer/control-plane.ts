@@ -6,13 +6,14 @@
 // wake-up, a read, a log write and an acknowledgement whatever its size, so the CPU per alert falls as
 // batches grow: this is why the helper batches (64 KiB or 4 ms). The whole pipeline is bench/enforcer/main.ts.
 // Run: `node --import tsx bench/enforcer/control-plane.ts [--out FILE]` (no root needed).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startEnforcer } from '../../test/enforcer/support/enforcer-process.js';
 import { standInProtocolServer } from './stand-in-protocol.js';
+import { printResult } from '../support/measure.js';
 
 const FOLLOWERS = 20;
 /** Events per batch, and alerts sent at that size. */
@@ -170,12 +171,7 @@ async function main(): Promise<void> {
     followers: FOLLOWERS,
     runs: results,
   };
-  const json = `${JSON.stringify(result, null, 2)}\n`;
-  process.stdout.write(json);
-  if (out) {
-    mkdirSync(dirname(out), { recursive: true });
-    writeFileSync(out, json);
-  }
+  printResult(result, out);
 }
 
 main().then(

@@ -16,17 +16,9 @@
 // `--baseline-helper PATH` names another build (e.g. main's) to compare against.
 // Run as root: `node --import tsx bench/enforcer/helper-cost.ts [--out FILE] [--rounds N] [--events N]
 // [--alert-generators N] [--baseline-helper PATH]`.
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { lintTexts } from '../../compiler/lint.js';
@@ -37,6 +29,7 @@ import { buildNodeState } from '../../enforcer/node-state.js';
 import { describeContainer } from '../../enforcer/workload.js';
 import { startContainerd, type Containerd } from '../../test/enforcer/support/containerd.js';
 import { stopHelper } from '../../test/enforcer/support/enforcer-process.js';
+import { printResult } from '../support/measure.js';
 
 const FILE = '/data/hello.txt';
 const AUDIT =
@@ -277,12 +270,7 @@ async function main(): Promise<void> {
         ]),
       ),
     };
-    const json = `${JSON.stringify(result, null, 2)}\n`;
-    process.stdout.write(json);
-    if (out) {
-      mkdirSync(dirname(out), { recursive: true });
-      writeFileSync(out, json);
-    }
+    printResult(result, out);
   } finally {
     await cd.stop();
     rmSync(work, { recursive: true, force: true });

@@ -28,7 +28,7 @@ import {
 } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { lintTexts } from '../../compiler/lint.js';
@@ -43,6 +43,7 @@ import {
   type TestContainer,
 } from '../../test/enforcer/support/containerd.js';
 import { startEnforcer, getJson, stopHelper } from '../../test/enforcer/support/enforcer-process.js';
+import { printResult } from '../support/measure.js';
 
 const OPEN_LOOPS = 20000;
 const EXEC_LOOPS = 1000;
@@ -620,12 +621,7 @@ async function main(): Promise<void> {
         rssMaxMBBeforeFlood,
       },
     };
-    const json = `${JSON.stringify(result, null, 2)}\n`;
-    process.stdout.write(json);
-    if (out) {
-      mkdirSync(dirname(out), { recursive: true });
-      writeFileSync(out, json);
-    }
+    printResult(result, out);
   } finally {
     if (plane) await plane.stop({ keepEnforcing: false });
     await cd.stop();

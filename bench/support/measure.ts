@@ -1,4 +1,6 @@
 // Measurement helpers shared by the benchmark scripts.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 /** The median of a list of numbers (NaN for an empty list). */
 export function median(xs: readonly number[]): number {
@@ -20,4 +22,14 @@ export function cpuTime(fn: () => void): number {
   fn();
   const used = process.cpuUsage(before);
   return (used.user + used.system) / 1000;
+}
+
+/** Prints a benchmark's result as JSON, and writes the same text to `out` (its folder made) when given. */
+export function printResult(result: unknown, out?: string): void {
+  const json = `${JSON.stringify(result, null, 2)}\n`;
+  process.stdout.write(json);
+  if (out) {
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, json);
+  }
 }
