@@ -132,21 +132,18 @@ function parseMark(text: string): LogMark | undefined {
   return m as unknown as LogMark;
 }
 
-/** CRC-32 of `length` bytes of `fd` from `offset`, or undefined when the file is shorter. */
+/** CRC-32 of `length` bytes (at most MARK_CHECKED_BYTES) of `fd` from `offset`, or undefined when the file is shorter. */
 function crcOfRange(fd: number, offset: number, length: number): number | undefined {
-  const chunk = Buffer.allocUnsafe(Math.min(length, 1 << 20) || 1);
-  let crc = 0;
-  let done = 0;
-  while (done < length) {
-    const n = readSync(fd, chunk, 0, Math.min(chunk.length, length - done), offset + done);
+  const bytes = Buffer.alloc(length);
+  for (let done = 0; done < length;) {
+    const n = readSync(fd, bytes, done, length - done, offset + done);
     if (n === 0) return undefined;
-    crc = crc32(chunk.subarray(0, n), crc);
     done += n;
   }
-  return crc;
+  return crc32(bytes);
 }
 
-/** Whether the batch a mark describes is in one of the log's files, byte for byte. */
+/** Whether the batch a mark describes is in one of the log's files: long enough, and its last bytes as marked. */
 function markHolds(mark: LogMark, files: readonly string[]): boolean {
   for (const file of files) {
     let fd: number;
