@@ -1,6 +1,7 @@
 // Mutations of a text for property tests of parsers (fast-check): insert one of `tokens`, delete a few
 // characters, repeat a line (a duplicate key when it is a mapping entry), or change a line's indentation.
 import fc from 'fast-check';
+import './property-seed.js';
 
 /** One mutation: where (`at`, taken modulo the text or its lines) and what. */
 export type TextMutation =
