@@ -15,6 +15,7 @@ import { DATA_PLANES, NETWORK_PLANE_OFF, SYSCALL_PLANE_OFF } from '../../enforce
 import { NETWORK_PROCESS_OFF } from '../../enforcer/network/network-plane.js';
 import { createEnforcer } from '../../enforcer/enforcer.js';
 import { buildSnapshot } from '../../enforcer/policy-snapshot.js';
+import { memoryPlane } from './support/memory-plane.js';
 
 const POLICY = `apiVersion: security.runtime.com/v1
 kind: RuntimeHostPolicy
@@ -34,13 +35,10 @@ spec:
   action: Block
 `;
 
-/** An in-memory data plane (fake: the real ones need root and a kernel hook). */
+/** An in-memory data plane (fake: the real ones need root and a kernel hook) that records the applied generation. */
 function createMemoryPlane(): DataPlane {
   let generation = 0;
-  return {
-    name: 'Memory',
-    auditName: 'Memory',
-    start: () => Promise.resolve(),
+  return memoryPlane({
     apply(state: EnforcementState) {
       generation = state.generation;
       return Promise.resolve();
@@ -51,9 +49,7 @@ function createMemoryPlane(): DataPlane {
         next: () => Promise.resolve<IteratorResult<DataPlaneEvent>>({ done: true, value: undefined }),
       }),
     }),
-    stats: () => Promise.resolve({ decisions: 0, cacheHits: 0, reported: 0, dropped: 0, workloads: 0 }),
-    stop: () => Promise.resolve(),
-  };
+  });
 }
 
 const ADDRESS_POLICY = `apiVersion: security.runtime.com/v1
