@@ -165,21 +165,13 @@ function markHolds(mark: LogMark, files: readonly string[]): boolean {
   return false;
 }
 
-/** The byte at `size - 1` of a file; a newline when it cannot be read (then nothing is added). */
-function lastByteOf(path: string, size: number): number {
+/** The byte at `size - 1` of the open log; a newline when it cannot be read (then nothing is added). */
+function lastByteOf(fd: number, size: number): number {
   const one = Buffer.alloc(1);
-  let rfd: number;
   try {
-    rfd = openSync(path, 'r');
+    return readSync(fd, one, 0, 1, size - 1) === 1 ? (one[0] as number) : 0x0a;
   } catch {
     return 0x0a;
-  }
-  try {
-    return readSync(rfd, one, 0, 1, size - 1) === 1 ? (one[0] as number) : 0x0a;
-  } catch {
-    return 0x0a;
-  } finally {
-    closeSync(rfd);
   }
 }
 
@@ -195,7 +187,8 @@ export function openAlertLog(options: AlertLogOptions): AlertLog {
   const mode = options.mode ?? ALERT_LOG_DEFAULTS.mode;
   const { path, logger } = options;
   const openFile = (): number => {
-    const fd = openSync(path, 'a', mode);
+    // Appending, and readable for the one look at the last byte at start (positioned reads ignore O_APPEND).
+    const fd = openSync(path, 'a+', mode);
     try {
       // An existing file keeps the mode it was created with: set ours.
       fchmodSync(fd, mode);
@@ -208,7 +201,7 @@ export function openAlertLog(options: AlertLogOptions): AlertLog {
   };
   let fd = openFile();
   let bytes = fstatSync(fd).size;
-  if (bytes > 0 && lastByteOf(path, bytes) !== 0x0a) {
+  if (bytes > 0 && lastByteOf(fd, bytes) !== 0x0a) {
     // A write cut short by a crash left a partial last line: end it, so the next line stays whole (readers
     // skip the partial one).
     writeSync(fd, '\n');
