@@ -187,7 +187,7 @@ export function openAlertLog(options: AlertLogOptions): AlertLog {
   const mode = options.mode ?? ALERT_LOG_DEFAULTS.mode;
   const { path, logger } = options;
   const openFile = (): number => {
-    // Appending, and readable for the one look at the last byte at start (positioned reads ignore O_APPEND).
+    // Appending (O_APPEND governs writes only), and readable for the one look at the last byte at start.
     const fd = openSync(path, 'a+', mode);
     try {
       // An existing file keeps the mode it was created with: set ours.
