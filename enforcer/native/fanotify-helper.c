@@ -1064,6 +1064,7 @@ struct ovl_info {
   int mnt_id;
   int ok; /* 1 when its merged-or-lower directories cannot be moved and its layers were understood */
   int userxattr;
+  char prefix[64]; /* where the layers' paths are reached: the root of the runtime that mounted it */
   char mp[PATH_MAX];
   int nlayers; /* layers[0] is the upper layer */
   char *layers[MAX_LAYERS];
@@ -1179,7 +1180,23 @@ static const struct ovl_info *ovl_of(const struct workload *w, int mnt_id) {
   }
   free(line);
   fclose(f);
-  return o->ok ? o : NULL;
+  if (!o->ok) return NULL;
+  /* The layers' paths are the mounter's: the container runtime (containerd's shim, runc's parent), the
+   * parent of the workload's first process, mounted the root file system in its own mount namespace. They
+   * are reached under its root, in its namespace, and must all be directories there. */
+  o->ok = 0;
+  struct proc_status st;
+  proc_status(w->pid, &st);
+  if (w->host || st.ppid <= 1) return NULL;
+  snprintf(o->prefix, sizeof o->prefix, "/proc/%d/root", st.ppid);
+  for (int k = 0; k < o->nlayers; k++) {
+    char lp[PATH_MAX + 64];
+    struct stat ls;
+    snprintf(lp, sizeof lp, "%s%s", o->prefix, o->layers[k]);
+    if (lstat(lp, &ls) != 0 || !S_ISDIR(ls.st_mode)) return NULL;
+  }
+  o->ok = 1;
+  return o;
 }
 
 /* An xattr of the overlay's namespace on a layer's entry: 1 present (value in v), 0 absent, -1 error. */
@@ -1198,8 +1215,9 @@ static int ovl_xattr(const struct ovl_info *o, const char *path, const char *nam
  * '/', no trailing one) is a merged or lower directory of the overlay: looked up layer by layer as overlayfs
  * does (upper first, then the lower layers in order; an opaque directory, a whiteout or a non-directory hides
  * the layers below it), at least one lower layer holds it as a visible directory. 0 otherwise, and on a
- * redirect anywhere on the way or any error. The layers are reached through /proc/1/root. */
+ * redirect anywhere on the way or any error. */
 static int ovl_merged_or_lower(const struct ovl_info *o, const char *rel) {
+  const char *prefix = o->prefix;
   int active[MAX_LAYERS], na = o->nlayers;
   for (int i = 0; i < na; i++) active[i] = i;
   if (*rel == 0) return 1; /* the root holds every layer */
@@ -1214,7 +1232,7 @@ static int ovl_merged_or_lower(const struct ovl_info *o, const char *rel) {
     int next[MAX_LAYERS], nn = 0, stop = 0;
     for (int k = 0; k < na && !stop; k++) {
       char p[2 * PATH_MAX + 16];
-      if (snprintf(p, sizeof p, "/proc/1/root%s/%s", o->layers[active[k]], sub) >= (int)sizeof p) return 0;
+      if (snprintf(p, sizeof p, "%s%s/%s", prefix, o->layers[active[k]], sub) >= (int)sizeof p) return 0;
       struct stat st;
       if (lstat(p, &st) != 0) {
         if (errno == ENOENT) continue;

@@ -300,9 +300,7 @@ describe('fanotify helper lookup walk vs the decision oracle', function () {
         }
       for (const cls of [Operation.Process, Operation.File])
         for (const dir of [...dirs].sort()) {
-          chunks.push(
-            Buffer.from(`J ${CLASS[cls]} ${set.length > 0 ? set.join(',') : '-'} ${hex(dir)}\n`),
-          );
+          chunks.push(Buffer.from(`J ${CLASS[cls]} ${set.length > 0 ? set.join(',') : '-'} ${hex(dir)}\n`));
           asked.push({ scenario, cls, dir });
         }
     }
