@@ -1324,10 +1324,14 @@ static int maybe_ignore_dir(int fd, const struct workload *w, const struct statx
   }
   /* The directory by name, under the workload's root, without following any link. */
   char rootp[64];
-  snprintf(rootp, sizeof rootp, "/proc/%d/root", w->host ? 1 : w->pid);
+  if (w->host)
+    snprintf(rootp, sizeof rootp, "/");
+  else
+    snprintf(rootp, sizeof rootp, "/proc/%d/root", w->pid);
   int root = open(rootp, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root < 0) {
     n_dir_failed++;
+    dir_remember(h1, h2, DIR_FAILED);
     return 0;
   }
   struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
@@ -1338,9 +1342,11 @@ static int maybe_ignore_dir(int fd, const struct workload *w, const struct statx
   if (dfd < 0 || statx(dfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &dx) != 0 || !(dx.stx_mask & STATX_MNT_ID) ||
       dx.stx_mnt_id != sx->stx_mnt_id || statx(dfd, slash + 1, AT_SYMLINK_NOFOLLOW, STATX_INO, &fx) != 0 ||
       fx.stx_ino != sx->stx_ino || fx.stx_dev_major != sx->stx_dev_major || fx.stx_dev_minor != sx->stx_dev_minor) {
-    /* Not (or no longer) the file's directory: asked again at the next event. */
+    /* Not (or no longer) the file's directory by that name: not marked in this state (remembered, so a
+     * path the workload's root does not resolve costs one look-up per event). */
     if (dfd >= 0) close(dfd);
     n_dir_failed++;
+    dir_remember(h1, h2, DIR_FAILED);
     return 0;
   }
   if (ovl) {
