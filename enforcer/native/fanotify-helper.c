@@ -1051,9 +1051,11 @@ static int probe_ignore_flags(void) {
  * rename those, EXDEV, unless redirect_dir is on). Set, refused because the directory could move, failed. */
 static uint64_t n_dir_marks, n_dir_movable, n_dir_failed;
 
-/* What was found for a directory of a workload under the current state (cleared with every state). Only
- * refusals and the rules' answer are remembered: a "yes" is checked again against the file system each
- * time (a refusal kept too long only costs a question; a "yes" kept too long could mark a new directory). */
+/* What was found for a directory path of a workload under the current state (cleared with every state):
+ * the rules' answer, a refusal, or a mark set (not tried again in this state). Whether the directory can
+ * move is never remembered as a "yes": it is checked against the file system before each mark (a refusal
+ * or a mark kept too long only costs questions; a "yes" kept too long could mark a new directory at the
+ * same path). */
 enum { DIR_RULES_YES = 1, DIR_RULES_NO, DIR_MOVABLE, DIR_FAILED, DIR_MARKED };
 #define DIR_CACHE 4096u
 static struct { uint64_t h1, h2; uint8_t verdict; } dir_cache[DIR_CACHE];
