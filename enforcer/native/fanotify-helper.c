@@ -991,18 +991,18 @@ static int name_free(const struct workload *w, int cls) {
  * A mark is on the inode, not on the name: a rename or a new hard link would give the file a name the rules
  * may decide differently, and the kernel tells nobody before the next open. So the file must have one name
  * and keep it: either its answer does not depend on the name (name_free), or the mount it is opened through
- * is read-only, where the workload can neither rename nor link it. */
-static void maybe_ignore(int fd, const struct workload *w, int cls, const struct statx *sx, const char *path) {
-  if (ignore_flags == 0 || sx->stx_nlink != 1 || !S_ISREG(sx->stx_mode)) return;
+ * is read-only, where the workload can neither rename nor link it. 1 when the mark was set. */
+static int maybe_ignore(int fd, const struct workload *w, int cls, const struct statx *sx, const char *path) {
+  if (ignore_flags == 0 || sx->stx_nlink != 1 || !S_ISREG(sx->stx_mode)) return 0;
   uint32_t event = cls == RT_CLASS_PROCESS ? FAN_OPEN_EXEC_PERM : FAN_OPEN_PERM;
-  if (!rt_ignorable(&cur->table, w->set, w->allow_mask, w->scoped_mask, cls, path)) return;
+  if (!rt_ignorable(&cur->table, w->set, w->allow_mask, w->scoped_mask, cls, path)) return 0;
   /* An exec's mark also silences the File decision of its own open (below): both answers must hold. */
   int file_too = cls == RT_CLASS_PROCESS && (w->mask & FAN_OPEN_PERM);
   if (!name_free(w, cls) || (file_too && !name_free(w, RT_CLASS_FILE))) {
     struct statvfs v;
     if (fstatvfs(fd, &v) != 0 || !(v.f_flag & ST_RDONLY)) {
       n_ignore_renamable++;
-      return;
+      return 0;
     }
   }
   /* An exec's own open (FAN_OPEN_PERM) is told from a plain open only by the exec event just before it
@@ -1011,13 +1011,14 @@ static void maybe_ignore(int fd, const struct workload *w, int cls, const struct
    * unconditional. */
   if (cls == RT_CLASS_PROCESS && (w->mask & FAN_OPEN_PERM) &&
       !rt_ignorable(&cur->table, w->set, w->allow_mask, w->scoped_mask, RT_CLASS_FILE, path))
-    return;
-  if (!only_marked_reach((int)sx->stx_mnt_id, makedev(sx->stx_dev_major, sx->stx_dev_minor), event)) return;
+    return 0;
+  if (!only_marked_reach((int)sx->stx_mnt_id, makedev(sx->stx_dev_major, sx->stx_dev_minor), event)) return 0;
   if (fanotify_mark(fan_fd, FAN_MARK_ADD | ignore_flags, event, fd, NULL) == 0) {
     n_ignore_marks++;
-  } else {
-    n_ignore_failed++;
+    return 1;
   }
+  n_ignore_failed++;
+  return 0;
 }
 
 /* The ignore-mark flags this kernel takes: FAN_MARK_IGNORE (6.0) or the ignored mask, surviving modification,
@@ -1464,8 +1465,9 @@ static void handle_event(const struct fanotify_event_metadata *md) {
   }
   int dir_marked = 0;
   if (d.action == RT_ACTION_ALLOW && !d.report) {
-    maybe_ignore(fd, w, cls, &sx, path);
-    dir_marked = maybe_ignore_dir(fd, w, &sx, path);
+    /* The file's own mark where it can have one; its directory's otherwise (a directory mark makes the kernel
+     * look at the parent's marks at every open of a child: not paid where the inode mark serves). */
+    if (!maybe_ignore(fd, w, cls, &sx, path)) dir_marked = maybe_ignore_dir(fd, w, &sx, path);
   }
   if (d.action == RT_ACTION_BLOCK) {
     verdict = FAN_DENY;
