@@ -137,6 +137,14 @@ export interface DataPlaneStats {
    */
   ignoreRenamable?: number;
   /**
+   * Directory ignore marks set (fanotify): directories whose every child name is "allow without alert" and
+   * which the workload cannot move (a read-only mount, a merged overlay directory); refused because the
+   * directory could move; failed (docs/enforcer.md "Directory ignore marks"). Absent on other planes.
+   */
+  dirIgnoreMarks?: number;
+  dirIgnoreMovable?: number;
+  dirIgnoreFailed?: number;
+  /**
    * Planes whose host programs sit on an ancestor of every container (the cgroup network plane): whether the
    * kernel keeps host rules to the host's pid namespace (`pid-namespace`), or only the registration of each
    * container keeps them off it (`registration-only`: a container started since the last poll is decided by

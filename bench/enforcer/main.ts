@@ -1,9 +1,11 @@
 // Benchmark of the fanotify data plane on a real container (containerd + runc + busybox), printing JSON:
 //  - open()+close() and exec loops inside a container with 1 000 rules loaded, against the same loops with
 //    no enforcer, in the same run (ratios): `openClose` opens a file of the container's writable root file
-//    system, which is asked for at every open (the workload could rename it to a ruled name, so the kernel
-//    is never told to stop asking); `openCloseReadOnly` opens a file on a read-only mount, which the plane
-//    marks after its first "allow without alert" (docs/enforcer.md "Ignore marks");
+//    system, which no inode mark can serve (the workload could rename it to a ruled name); its directory,
+//    a merged directory of the image's overlay that the workload cannot move, is marked after the first
+//    "allow without alert" instead, and so is `/bin/` for `exec` (docs/enforcer.md "Directory ignore
+//    marks"); `openCloseReadOnly` opens a file on a read-only mount, which the plane marks after its first
+//    "allow without alert" (docs/enforcer.md "Ignore marks");
 //  - policy-change-to-enforced latency through `rtctl enforcer run` over a policy directory: 20 changes, each
 //    until a probe open in the container's mount gets the new answer (every sample, and the p99);
 //  - alerts per second through the plane with an Audit rule, and the count of events lost unreported, from

@@ -76,6 +76,10 @@ interface HelperStatus {
   /** Marks not set: the file could be renamed or linked to a name decided differently (a writable mount). */
   ignoreRenamable: number;
   ignoreSupported: boolean;
+  /** Directory ignore marks set, refused (the directory could move), failed; absent from older helpers. */
+  dirIgnoreMarks?: number;
+  dirIgnoreMovable?: number;
+  dirIgnoreFailed?: number;
   pid: number;
   workloads: { key: string; mounts: number }[];
 }
@@ -323,6 +327,9 @@ export function createFanotifyPlane(options: FanotifyPlaneOptions): DataPlane {
         workloads: s.workloads.length,
         ignoreMarks: s.ignoreMarks,
         ignoreRenamable: s.ignoreRenamable,
+        ...(s.dirIgnoreMarks === undefined ? {} : { dirIgnoreMarks: s.dirIgnoreMarks }),
+        ...(s.dirIgnoreMovable === undefined ? {} : { dirIgnoreMovable: s.dirIgnoreMovable }),
+        ...(s.dirIgnoreFailed === undefined ? {} : { dirIgnoreFailed: s.dirIgnoreFailed }),
       };
     },
     async stop({ keepEnforcing }) {

@@ -8,8 +8,9 @@
  *
  * Unix socket protocol (text lines; replies are one JSON object per line):
  *   STATE <n>\n<n bytes>   replace the whole state; payload = state lines then `table <len>\n` + table bytes
- *   STATUS                 {"t":"status",...counters (ignoreMarks: inode ignore marks set), generation, readers,
- *                          workloads}
+ *   STATUS                 {"t":"status",...counters (ignoreMarks: inode ignore marks set; dirIgnoreMarks:
+ *                          directory ignore marks set, dirIgnoreMovable: refused as the directory could
+ *                          move), generation, readers, workloads}
  *   EVENTS                 this connection becomes the event stream (one JSON object per line, each with a
  *                          "seq"); it starts at the first event not yet acknowledged
  *   ACK <seq>              every event up to <seq> was handled: the helper may forget them
@@ -27,6 +28,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -43,6 +45,7 @@
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -105,7 +108,9 @@ struct client {
 static int fan_fd = -1, listen_fd = -1;
 static struct state *cur;
 static struct cache_entry *cache;
-static struct { int pid; dev_t dev; ino_t ino; } pending_exec[PENDING_EXEC];
+/* The exec whose own open (FAN_OPEN_PERM, right after FAN_OPEN_EXEC_PERM) is still to come, per pid slot:
+ * that open is part of the exec, decided already, when it is of the same file by the same name. */
+static struct { int pid; dev_t dev; ino_t ino; uint64_t path_hash; } pending_exec[PENDING_EXEC];
 static struct client clients[MAX_CLIENTS];
 /* Event ring: [ring_acked, ring_head) is kept until the control plane acknowledges it (ACK <seq>), so events
  * a dying TypeScript process received but never handled are sent again to its successor. ring_tail is the
@@ -620,6 +625,8 @@ static uint32_t workload_mask(const struct rule_table *t, const struct workload 
   return mask;
 }
 
+static void dir_marks_forget(void);
+
 /* Parses and applies a STATE payload. Returns NULL on success or an error message. */
 static const char *apply_state(const char *payload, size_t len, char *err, size_t errlen) {
   struct state *s = calloc(1, sizeof *s);
@@ -731,6 +738,8 @@ static const char *apply_state(const char *payload, size_t len, char *err, size_
   else logf_("flush inode marks: %s", strerror(errno));
   /* An exec whose following open was ignored left its entry here; under the new state that open is asked. */
   memset(pending_exec, 0, sizeof pending_exec);
+  /* Directories examined under the previous state: their answers and the overlay facts are read again. */
+  dir_marks_forget();
   for (int k = 0; prev && k < prev->nw; k++) {
     if (prev->w[k].nmounts > 0 && prev->w[k].mask) unmark_workload(&prev->w[k], prev->w[k].mask);
   }
@@ -982,18 +991,18 @@ static int name_free(const struct workload *w, int cls) {
  * A mark is on the inode, not on the name: a rename or a new hard link would give the file a name the rules
  * may decide differently, and the kernel tells nobody before the next open. So the file must have one name
  * and keep it: either its answer does not depend on the name (name_free), or the mount it is opened through
- * is read-only, where the workload can neither rename nor link it. */
-static void maybe_ignore(int fd, const struct workload *w, int cls, const struct statx *sx, const char *path) {
-  if (ignore_flags == 0 || sx->stx_nlink != 1 || !S_ISREG(sx->stx_mode)) return;
+ * is read-only, where the workload can neither rename nor link it. 1 when the mark was set. */
+static int maybe_ignore(int fd, const struct workload *w, int cls, const struct statx *sx, const char *path) {
+  if (ignore_flags == 0 || sx->stx_nlink != 1 || !S_ISREG(sx->stx_mode)) return 0;
   uint32_t event = cls == RT_CLASS_PROCESS ? FAN_OPEN_EXEC_PERM : FAN_OPEN_PERM;
-  if (!rt_ignorable(&cur->table, w->set, w->allow_mask, w->scoped_mask, cls, path)) return;
+  if (!rt_ignorable(&cur->table, w->set, w->allow_mask, w->scoped_mask, cls, path)) return 0;
   /* An exec's mark also silences the File decision of its own open (below): both answers must hold. */
   int file_too = cls == RT_CLASS_PROCESS && (w->mask & FAN_OPEN_PERM);
   if (!name_free(w, cls) || (file_too && !name_free(w, RT_CLASS_FILE))) {
     struct statvfs v;
     if (fstatvfs(fd, &v) != 0 || !(v.f_flag & ST_RDONLY)) {
       n_ignore_renamable++;
-      return;
+      return 0;
     }
   }
   /* An exec's own open (FAN_OPEN_PERM) is told from a plain open only by the exec event just before it
@@ -1002,13 +1011,14 @@ static void maybe_ignore(int fd, const struct workload *w, int cls, const struct
    * unconditional. */
   if (cls == RT_CLASS_PROCESS && (w->mask & FAN_OPEN_PERM) &&
       !rt_ignorable(&cur->table, w->set, w->allow_mask, w->scoped_mask, RT_CLASS_FILE, path))
-    return;
-  if (!only_marked_reach((int)sx->stx_mnt_id, makedev(sx->stx_dev_major, sx->stx_dev_minor), event)) return;
+    return 0;
+  if (!only_marked_reach((int)sx->stx_mnt_id, makedev(sx->stx_dev_major, sx->stx_dev_minor), event)) return 0;
   if (fanotify_mark(fan_fd, FAN_MARK_ADD | ignore_flags, event, fd, NULL) == 0) {
     n_ignore_marks++;
-  } else {
-    n_ignore_failed++;
+    return 1;
   }
+  n_ignore_failed++;
+  return 0;
 }
 
 /* The ignore-mark flags this kernel takes: FAN_MARK_IGNORE (6.0) or the ignored mask, surviving modification,
@@ -1032,6 +1042,353 @@ static int probe_ignore_flags(void) {
   return chosen;
 }
 
+/* ---------- directory ignore marks ---------- */
+
+/* Directory ignore marks (docs/enforcer.md "Directory ignore marks"): an ignore mark with FAN_EVENT_ON_CHILD
+ * on a directory D silences the events on the non-directory children whose parent is D at the time of the
+ * event. A file renamed or linked out of D is asked where it is then, by its new name: only D itself (or an
+ * ancestor) moving could give D's children names the rules decide differently, so D is marked only where it
+ * cannot move: on a read-only mount, or an overlay directory that has a lower layer (overlayfs refuses to
+ * rename those, EXDEV, unless redirect_dir is on). Set, refused because the directory could move, failed. */
+static uint64_t n_dir_marks, n_dir_movable, n_dir_failed;
+
+/* What was found for a directory path of a workload under the current state (cleared with every state):
+ * the rules' answer, a refusal, or a mark set (not tried again in this state). Whether the directory can
+ * move is never remembered as a "yes": it is checked against the file system before each mark (a refusal
+ * or a mark kept too long only costs questions; a "yes" kept too long could mark a new directory at the
+ * same path). */
+enum { DIR_RULES_YES = 1, DIR_RULES_NO, DIR_MOVABLE, DIR_FAILED, DIR_MARKED };
+#define DIR_CACHE 4096u
+static struct { uint64_t h1, h2; uint8_t verdict; } dir_cache[DIR_CACHE];
+
+/* An overlay mount's facts, read once per state from the workload's mountinfo. */
+#define MAX_LAYERS 128
+struct ovl_info {
+  int mnt_id;
+  int ok; /* 1 when its merged-or-lower directories cannot be moved and its layers were understood */
+  int userxattr;
+  char prefix[64]; /* where the layers' paths are reached: the root of the runtime that mounted it */
+  char mp[PATH_MAX];
+  int nlayers; /* layers[0] is the upper layer */
+  char *layers[MAX_LAYERS];
+};
+#define MAX_OVL 64
+static struct ovl_info *ovl_infos[MAX_OVL];
+static int n_ovl_infos;
+
+/* At every state (the marks themselves go with the flush of the group's inode marks). */
+static void dir_marks_forget(void) {
+  memset(dir_cache, 0, sizeof dir_cache);
+  for (int i = 0; i < n_ovl_infos; i++) {
+    for (int k = 0; k < ovl_infos[i]->nlayers; k++) free(ovl_infos[i]->layers[k]);
+    free(ovl_infos[i]);
+  }
+  n_ovl_infos = 0;
+}
+
+/* An overlay module parameter (Y/N): 1 Y, 0 N, -1 unreadable. */
+static int ovl_param(const char *name) {
+  char p[96], v[8] = "";
+  snprintf(p, sizeof p, "/sys/module/overlay/parameters/%s", name);
+  int fd = open(p, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  ssize_t n = read(fd, v, sizeof v - 1);
+  close(fd);
+  if (n <= 0) return -1;
+  return v[0] == 'Y' ? 1 : v[0] == 'N' ? 0 : -1;
+}
+
+/* Parses the super options of an overlay mount into `o` (o->ok stays 0 on anything not understood). */
+static void ovl_parse(struct ovl_info *o, char *opts) {
+  int redirect_seen = 0, metacopy_seen = 0, have_upper = 0;
+  char *upper = NULL, *lower = NULL;
+  if (strchr(opts, '\\')) return; /* escaped bytes in a layer path: not worth the risk */
+  for (char *save = NULL, *tok = strtok_r(opts, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    if (strncmp(tok, "lowerdir=", 9) == 0) {
+      if (lower) return;
+      lower = tok + 9;
+    } else if (strncmp(tok, "upperdir=", 9) == 0) {
+      upper = tok + 9;
+      have_upper = 1;
+    } else if (strncmp(tok, "redirect_dir=", 13) == 0) {
+      const char *v = tok + 13;
+      if (strcmp(v, "off") != 0 && strcmp(v, "nofollow") != 0 && strcmp(v, "follow") != 0) return;
+      redirect_seen = 1;
+    } else if (strncmp(tok, "metacopy=", 9) == 0) {
+      if (strcmp(tok + 9, "off") != 0) return;
+      metacopy_seen = 1;
+    } else if (strcmp(tok, "userxattr") == 0) {
+      o->userxattr = 1;
+    } else if (strcmp(tok, "rw") == 0 || strcmp(tok, "ro") == 0 || strncmp(tok, "workdir=", 8) == 0 ||
+               strncmp(tok, "index=", 6) == 0 || strncmp(tok, "xino=", 5) == 0 || strncmp(tok, "uuid=", 5) == 0 ||
+               strncmp(tok, "nfs_export=", 11) == 0 || strncmp(tok, "verity=", 7) == 0 ||
+               strcmp(tok, "default_permissions") == 0 || strcmp(tok, "volatile") == 0) {
+      /* no bearing on whether a directory can be renamed */
+    } else {
+      return; /* an option this reader does not know */
+    }
+  }
+  if (!have_upper || !lower || !*upper || !*lower) return;
+  /* Without the option the module's default holds: redirect_dir=on (Y) lets directories move. metacopy=on
+   * implies redirects. */
+  if (!redirect_seen && ovl_param("redirect_dir") != 0) return;
+  if (!metacopy_seen && ovl_param("metacopy") != 0) return;
+  o->layers[o->nlayers++] = strdup(upper);
+  for (char *p = lower;;) {
+    char *colon = strchr(p, ':');
+    if (colon) *colon = 0;
+    if (!*p || p[0] != '/' || o->nlayers >= MAX_LAYERS) return; /* "::" data-only layers, relative paths */
+    o->layers[o->nlayers++] = strdup(p);
+    if (!colon) break;
+    p = colon + 1;
+  }
+  o->ok = 1;
+}
+
+/* The overlay facts of mount `mnt_id` of workload `w`: NULL when it is not an overlay mount one can reason
+ * about (not overlay, mounted at a sub-directory of the file system, options not understood). */
+static const struct ovl_info *ovl_of(const struct workload *w, int mnt_id) {
+  for (int i = 0; i < n_ovl_infos; i++)
+    if (ovl_infos[i]->mnt_id == mnt_id) return ovl_infos[i]->ok ? ovl_infos[i] : NULL;
+  if (n_ovl_infos >= MAX_OVL) return NULL;
+  struct ovl_info *o = calloc(1, sizeof *o);
+  if (!o) return NULL;
+  o->mnt_id = mnt_id;
+  ovl_infos[n_ovl_infos++] = o;
+  char p[64];
+  snprintf(p, sizeof p, "/proc/%d/mountinfo", w->host ? 1 : w->pid);
+  FILE *f = fopen(p, "re");
+  if (!f) return NULL;
+  char *line = NULL;
+  size_t cap = 0;
+  while (getline(&line, &cap, f) > 0) {
+    int id;
+    char root[PATH_MAX], mp[PATH_MAX];
+    if (sscanf(line, "%d %*d %*s %4095s %4095s", &id, root, mp) != 3 || id != mnt_id) continue;
+    char *dash = strstr(line, " - ");
+    char fstype[64], *opts = NULL;
+    if (dash && sscanf(dash + 3, "%63s", fstype) == 1 && strcmp(fstype, "overlay") == 0 && strcmp(root, "/") == 0) {
+      /* " - overlay <source> <super options>\n" */
+      char *src = strchr(dash + 3, ' ');
+      char *sp = src ? strchr(src + 1, ' ') : NULL;
+      if (sp) {
+        opts = sp + 1;
+        opts[strcspn(opts, "\n")] = 0;
+        unescape_mount(mp);
+        snprintf(o->mp, sizeof o->mp, "%s", mp);
+        ovl_parse(o, opts);
+      }
+    }
+    break;
+  }
+  free(line);
+  fclose(f);
+  if (!o->ok) return NULL;
+  /* The layers' paths are the mounter's: the container runtime (containerd's shim, runc's parent), the
+   * parent of the workload's first process, mounted the root file system in its own mount namespace. They
+   * are reached under its root, in its namespace, and must all be directories there. */
+  o->ok = 0;
+  struct proc_status st;
+  proc_status(w->pid, &st);
+  if (w->host || st.ppid <= 1) return NULL;
+  snprintf(o->prefix, sizeof o->prefix, "/proc/%d/root", st.ppid);
+  for (int k = 0; k < o->nlayers; k++) {
+    char lp[PATH_MAX + 64];
+    struct stat ls;
+    snprintf(lp, sizeof lp, "%s%s", o->prefix, o->layers[k]);
+    if (lstat(lp, &ls) != 0 || !S_ISDIR(ls.st_mode)) return NULL;
+  }
+  o->ok = 1;
+  return o;
+}
+
+/* An xattr of the overlay's namespace on a layer's entry: 1 present (value in v), 0 absent, -1 error. */
+static int ovl_xattr(const struct ovl_info *o, const char *path, const char *name, char *v, size_t vl) {
+  char full[64];
+  snprintf(full, sizeof full, "%s.overlay.%s", o->userxattr ? "user" : "trusted", name);
+  ssize_t n = lgetxattr(path, full, v, vl - 1);
+  if (n >= 0) {
+    v[n] = 0;
+    return 1;
+  }
+  return errno == ENODATA || errno == ENOTSUP ? 0 : -1;
+}
+
+/* 1 when the directory at `rel` (relative to the overlay's root, "" for the root, components separated by
+ * '/', no trailing one) is a merged or lower directory of the overlay: looked up layer by layer as overlayfs
+ * does (upper first, then the lower layers in order; an opaque directory, a whiteout or a non-directory hides
+ * the layers below it), at least one lower layer holds it as a visible directory. 0 otherwise, and on a
+ * redirect anywhere on the way or any error. */
+static int ovl_merged_or_lower(const struct ovl_info *o, const char *rel) {
+  const char *prefix = o->prefix;
+  int active[MAX_LAYERS], na = o->nlayers;
+  for (int i = 0; i < na; i++) active[i] = i;
+  if (*rel == 0) return 1; /* the root holds every layer */
+  char sub[PATH_MAX];
+  size_t rl = strlen(rel);
+  if (rl >= sizeof sub) return 0;
+  for (size_t end = 0; end <= rl; end++) {
+    if (end < rl && rel[end] != '/') continue;
+    memcpy(sub, rel, end);
+    sub[end] = 0;
+    if (end == 0 || sub[end - 1] == '/') return 0; /* empty component */
+    int next[MAX_LAYERS], nn = 0, stop = 0;
+    for (int k = 0; k < na && !stop; k++) {
+      char p[2 * PATH_MAX + 16];
+      if (snprintf(p, sizeof p, "%s%s/%s", prefix, o->layers[active[k]], sub) >= (int)sizeof p) return 0;
+      struct stat st;
+      if (lstat(p, &st) != 0) {
+        if (errno == ENOENT) continue;
+        return 0;
+      }
+      if (!S_ISDIR(st.st_mode)) {
+        stop = 1; /* a whiteout or a file hides what is below */
+        continue;
+      }
+      char v[8];
+      int r = ovl_xattr(o, p, "redirect", v, sizeof v);
+      if (r != 0) return 0;
+      r = ovl_xattr(o, p, "opaque", v, sizeof v);
+      if (r < 0 || (r == 1 && strcmp(v, "y") != 0)) return 0;
+      next[nn++] = active[k];
+      if (r == 1) stop = 1;
+    }
+    if (nn == 0) return 0;
+    memcpy(active, next, sizeof(int) * (size_t)nn);
+    na = nn;
+  }
+  for (int k = 0; k < na; k++)
+    if (active[k] >= 1) return 1;
+  return 0;
+}
+
+static void dir_remember(uint64_t h1, uint64_t h2, int verdict) {
+  unsigned i = (unsigned)(h1 & (DIR_CACHE - 1));
+  dir_cache[i].h1 = h1;
+  dir_cache[i].h2 = h2;
+  dir_cache[i].verdict = (uint8_t)verdict;
+}
+
+/* After an "allow without alert" for the file `path` (descriptor `fd`, facts `sx`) of workload `w`: marks the
+ * directory holding it so the kernel stops asking for its children, when all of these hold (otherwise the
+ * events go on being asked; see dir_cache for what is remembered):
+ *  - every child name of the directory is "allow without alert" for every class the workload is asked for
+ *    (exec and open together: a mark for one only would leave an exec's own open to be told from a plain
+ *    open, see pending_exec), whatever the actor, mode, owner or terminal (rt_dir_ignorable);
+ *  - no other marked mount reaches the file system (only_marked_reach);
+ *  - the directory cannot move: the mount is read-only, or an overlay whose merged-or-lower directories
+ *    overlayfs refuses to rename, and the directory is one;
+ *  - the directory opened by name under the workload's root, through the same mount, holds the event's file
+ *    under its base name. */
+static int maybe_ignore_dir(int fd, const struct workload *w, const struct statx *sx, const char *path) {
+  if (!(ignore_flags & FAN_MARK_IGNORE)) return 0; /* the legacy ignored mask does not follow the parent */
+  const char *slash = strrchr(path, '/');
+  if (path[0] != '/' || slash == NULL || slash[1] == 0) return 0;
+  char dir[PATH_MAX];
+  size_t dl = (size_t)(slash - path) + 1;
+  memcpy(dir, path, dl);
+  dir[dl] = 0;
+  uint64_t h1 = 0x6c62272e07bb0142ULL, h2 = 0x1d4b2a5f6e0c9397ULL;
+  hash2(&h1, &h2, w->key, strlen(w->key));
+  hash2(&h1, &h2, dir, dl);
+  unsigned slot = (unsigned)(h1 & (DIR_CACHE - 1));
+  int known = dir_cache[slot].h1 == h1 && dir_cache[slot].h2 == h2 ? dir_cache[slot].verdict : 0;
+  if (known && known != DIR_RULES_YES) return 0;
+  uint32_t events = w->mask & (FAN_OPEN_PERM | FAN_OPEN_EXEC_PERM);
+  if (!known) {
+    const struct rule_table *t = &cur->table;
+    int yes = (!(events & FAN_OPEN_EXEC_PERM) ||
+               rt_dir_ignorable(t, w->set, w->allow_mask, w->scoped_mask, RT_CLASS_PROCESS, dir)) &&
+              (!(events & FAN_OPEN_PERM) ||
+               rt_dir_ignorable(t, w->set, w->allow_mask, w->scoped_mask, RT_CLASS_FILE, dir));
+    dir_remember(h1, h2, yes ? DIR_RULES_YES : DIR_RULES_NO);
+    if (!yes) return 0;
+  }
+  dev_t dev = makedev(sx->stx_dev_major, sx->stx_dev_minor);
+  if (!only_marked_reach((int)sx->stx_mnt_id, dev, events)) {
+    n_dir_failed++;
+    dir_remember(h1, h2, DIR_FAILED);
+    return 0;
+  }
+  const struct ovl_info *ovl = NULL;
+  struct statvfs v;
+  if (fstatvfs(fd, &v) != 0) {
+    n_dir_failed++;
+    dir_remember(h1, h2, DIR_FAILED);
+    return 0;
+  }
+  if (!(v.f_flag & ST_RDONLY)) {
+    ovl = ovl_of(w, (int)sx->stx_mnt_id);
+    if (ovl == NULL) {
+      n_dir_movable++;
+      dir_remember(h1, h2, DIR_MOVABLE);
+      return 0;
+    }
+  }
+  /* The directory by name, under the workload's root, without following any link. */
+  char rootp[64];
+  if (w->host)
+    snprintf(rootp, sizeof rootp, "/");
+  else
+    snprintf(rootp, sizeof rootp, "/proc/%d/root", w->pid);
+  int root = open(rootp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root < 0) {
+    n_dir_failed++;
+    dir_remember(h1, h2, DIR_FAILED);
+    return 0;
+  }
+  struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                         .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+  int dfd = (int)syscall(SYS_openat2, root, dir, &how, sizeof how);
+  close(root);
+  struct statx dx, fx;
+  if (dfd < 0 || statx(dfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &dx) != 0 || !(dx.stx_mask & STATX_MNT_ID) ||
+      dx.stx_mnt_id != sx->stx_mnt_id || statx(dfd, slash + 1, AT_SYMLINK_NOFOLLOW, STATX_INO, &fx) != 0 ||
+      fx.stx_ino != sx->stx_ino || fx.stx_dev_major != sx->stx_dev_major || fx.stx_dev_minor != sx->stx_dev_minor) {
+    /* Not (or no longer) the file's directory by that name: not marked in this state (remembered, so a
+     * path the workload's root does not resolve costs one look-up per event). */
+    if (dfd >= 0) close(dfd);
+    n_dir_failed++;
+    dir_remember(h1, h2, DIR_FAILED);
+    return 0;
+  }
+  if (ovl) {
+    /* The directory relative to the overlay's root: after the mount point in the workload's view. */
+    size_t ml = strlen(ovl->mp);
+    const char *rel;
+    if (strcmp(ovl->mp, "/") == 0)
+      rel = dir + 1;
+    else if (strncmp(dir, ovl->mp, ml) == 0 && dir[ml] == '/')
+      rel = dir + ml + 1;
+    else
+      rel = NULL;
+    char r[PATH_MAX];
+    if (rel) {
+      snprintf(r, sizeof r, "%s", rel);
+      size_t l = strlen(r);
+      if (l > 0 && r[l - 1] == '/') r[l - 1] = 0;
+    }
+    /* After the directory was opened: a directory that is merged now was merged when it was opened (overlayfs
+     * never turns a directory at a path back into a merged one once it is gone or pure upper). */
+    if (!rel || !ovl_merged_or_lower(ovl, r)) {
+      close(dfd);
+      n_dir_movable++;
+      dir_remember(h1, h2, DIR_MOVABLE);
+      return 0;
+    }
+  }
+  int ok = fanotify_mark(fan_fd, FAN_MARK_ADD | ignore_flags, events | FAN_EVENT_ON_CHILD, dfd, NULL) == 0;
+  close(dfd);
+  if (!ok) {
+    n_dir_failed++;
+    dir_remember(h1, h2, DIR_FAILED);
+    return 0;
+  }
+  n_dir_marks++;
+  dir_remember(h1, h2, DIR_MARKED);
+  return 1;
+}
+
 static void handle_event(const struct fanotify_event_metadata *md) {
   int fd = md->fd;
   uint32_t verdict = FAN_ALLOW;
@@ -1045,25 +1402,31 @@ static void handle_event(const struct fanotify_event_metadata *md) {
   int cls = (md->mask & FAN_OPEN_EXEC_PERM) ? RT_CLASS_PROCESS : RT_CLASS_FILE;
   dev_t dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
   unsigned slot = (unsigned)pid % PENDING_EXEC;
+  char path[PATH_MAX], actor[PATH_MAX] = "";
+  int have_path = 0;
   if (cls == RT_CLASS_FILE && pending_exec[slot].pid == pid) {
-    /* The open that execve does right after FAN_OPEN_EXEC_PERM is part of the exec, decided already. */
+    /* The open that execve does right after FAN_OPEN_EXEC_PERM is part of the exec, decided already: the
+     * same file by the same name (an entry left by an exec whose open was not asked, its directory marked
+     * meanwhile, must not pass the file under another name after a rename). */
     int same = pending_exec[slot].dev == dev && pending_exec[slot].ino == sx.stx_ino;
     pending_exec[slot].pid = 0;
     if (same) {
+      uint64_t ph1 = 0, ph2 = 0;
+      fd_path(fd, path, sizeof path);
+      have_path = 1;
+      hash2(&ph1, &ph2, path, strlen(path));
+      same = ph1 == pending_exec[slot].path_hash;
+    }
+    if (same) {
       /* Its File decision may be unconditional too: then plain opens of it (a script read by its
        * interpreter, or this open at the next exec) are not asked either. */
-      if (ignore_flags && (w->mask & FAN_OPEN_PERM) && sx.stx_nlink == 1 && S_ISREG(sx.stx_mode)) {
-        /* (maybe_ignore refuses other files: no path is read for them, e.g. busybox applets) */
-        char p[PATH_MAX];
-        fd_path(fd, p, sizeof p);
-        maybe_ignore(fd, w, RT_CLASS_FILE, &sx, p);
-      }
+      if (ignore_flags && (w->mask & FAN_OPEN_PERM) && sx.stx_nlink == 1 && S_ISREG(sx.stx_mode))
+        maybe_ignore(fd, w, RT_CLASS_FILE, &sx, path);
       goto answer;
     }
   }
   if (cls == RT_CLASS_FILE && !(w->mask & FAN_OPEN_PERM)) goto answer;
-  char path[PATH_MAX], actor[PATH_MAX] = "";
-  fd_path(fd, path, sizeof path);
+  if (!have_path) fd_path(fd, path, sizeof path);
   const struct rule_table *t = &cur->table;
   struct lookup in = {.policy_set = w->set, .cls = cls, .resource = path, .actor = actor, .allow_mask = w->allow_mask};
   char pc = w->posture[cls == RT_CLASS_PROCESS ? RT_CLASS_FILE : cls];
@@ -1100,14 +1463,23 @@ static void handle_event(const struct fanotify_event_metadata *md) {
                                .action = (uint8_t)d.action, .posture = (uint8_t)d.posture,
                                .report = (uint8_t)d.report, .used = 1};
   }
-  if (d.action == RT_ACTION_ALLOW && !d.report) maybe_ignore(fd, w, cls, &sx, path);
+  int dir_marked = 0;
+  if (d.action == RT_ACTION_ALLOW && !d.report) {
+    /* The file's own mark where it can have one; its directory's otherwise (a directory mark makes the kernel
+     * look at the parent's marks at every open of a child: not paid where the inode mark serves). */
+    if (!maybe_ignore(fd, w, cls, &sx, path)) dir_marked = maybe_ignore_dir(fd, w, &sx, path);
+  }
   if (d.action == RT_ACTION_BLOCK) {
     verdict = FAN_DENY;
     n_denied++;
-  } else if (cls == RT_CLASS_PROCESS) {
+  } else if (cls == RT_CLASS_PROCESS && !(dir_marked && (w->mask & FAN_OPEN_PERM))) {
+    /* (With the directory just marked for opens too, the exec's own open is not asked: no entry.) */
+    uint64_t ph1 = 0, ph2 = 0;
+    hash2(&ph1, &ph2, path, strlen(path));
     pending_exec[slot].pid = pid;
     pending_exec[slot].dev = dev;
     pending_exec[slot].ino = sx.stx_ino;
+    pending_exec[slot].path_hash = ph1;
   }
   if (d.report) {
     /* Read while the task waits for the answer (it is there to read, and still the one that asked), then
@@ -1162,10 +1534,11 @@ static void send_status(struct client *c) {
             "{\"t\":\"status\",\"generation\":%" PRIu64 ",\"decisions\":%" PRIu64 ",\"cacheHits\":%" PRIu64
             ",\"reported\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"denied\":%" PRIu64 ",\"ignoreMarks\":%" PRIu64
             ",\"ignoreFlushes\":%" PRIu64 ",\"ignoreFailed\":%" PRIu64 ",\"ignoreRenamable\":%" PRIu64
-            ",\"ignoreSupported\":%s,\"pid\":%d,\"readers\":%d,\"workloads\":[",
+            ",\"ignoreSupported\":%s,\"dirIgnoreMarks\":%" PRIu64 ",\"dirIgnoreMovable\":%" PRIu64
+            ",\"dirIgnoreFailed\":%" PRIu64 ",\"pid\":%d,\"readers\":%d,\"workloads\":[",
             cur ? cur->generation : 0, n_decisions, n_cache_hits, n_reported, n_dropped, n_denied, n_ignore_marks,
-            n_ignore_flushes, n_ignore_failed, n_ignore_renamable, ignore_flags ? "true" : "false", (int)self_pid,
-            n_readers);
+            n_ignore_flushes, n_ignore_failed, n_ignore_renamable, ignore_flags ? "true" : "false", n_dir_marks,
+            n_dir_movable, n_dir_failed, (int)self_pid, n_readers);
   for (int i = 0; cur && i < cur->nw; i++) {
     if (i) sb_add(&b, ",", 1);
     sb_printf(&b, "{\"key\":");
@@ -1554,7 +1927,9 @@ static void unhex(const char *in, char *out, size_t len) {
  *   table <len>\n<bytes>      load a table
  *   Q <class> <write> <owner> <tty> <a|b> <policies|-> <resource hex|-> <actor hex|->
  *   I <class> <policies|-> <resource hex|->
- * Output per Q: `D <rule> <action> <posture> <report>`; per I: `I <1 when rt_ignorable>`; or `E <message>`. */
+ *   J <class> <policies|-> <directory hex, ending in '/'>
+ * Output per Q: `D <rule> <action> <posture> <report>`; per I: `I <1 when rt_ignorable>`; per J:
+ * `J <1 when rt_dir_ignorable>`; or `E <message>`. */
 static int decide_mode(void) {
   static char line[65536];
   struct rule_table t;
@@ -1571,11 +1946,12 @@ static int decide_mode(void) {
       if (!have) printf("E %s\n", err);
       continue;
     }
-    if (line[0] == 'I' && have) {
-      /* I <class> <policies|-> <resource hex|->: `I <0|1>` from rt_ignorable. */
+    if ((line[0] == 'I' || line[0] == 'J') && have) {
+      /* I <class> <policies|-> <resource hex|->: `I <0|1>` from rt_ignorable; J the same for a directory
+       * from rt_dir_ignorable. */
       int cls;
       char pols[32768], rhex[8192], res[4096];
-      if (sscanf(line, "I %d %32767s %8191s", &cls, pols, rhex) != 3) {
+      if (sscanf(line + 1, " %d %32767s %8191s", &cls, pols, rhex) != 3) {
         printf("E bad query\n");
         continue;
       }
@@ -1586,7 +1962,10 @@ static int decide_mode(void) {
           if (p < t.policy_count) set[p >> 6] |= 1ULL << (p & 63);
         }
       unhex(rhex, res, sizeof res);
-      printf("I %d\n", rt_ignorable(&t, set, rt_allow_mask(&t, set), rt_scoped_allow_mask(&t, set), cls, res));
+      if (line[0] == 'I')
+        printf("I %d\n", rt_ignorable(&t, set, rt_allow_mask(&t, set), rt_scoped_allow_mask(&t, set), cls, res));
+      else
+        printf("J %d\n", rt_dir_ignorable(&t, set, rt_allow_mask(&t, set), rt_scoped_allow_mask(&t, set), cls, res));
       free(set);
       continue;
     }

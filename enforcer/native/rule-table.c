@@ -431,3 +431,67 @@ int rt_ignorable(const struct rule_table *t, const uint64_t *set, int allow_mask
   }
   return 1;
 }
+
+/* The literal directory a glob starts with (getGlobPrefixDirectory in compiler/decide/path-match.ts): up to
+ * the last '/' before the first '*' or '?'; "/" when there is none. Its length, the slash included. */
+static size_t glob_prefix_len(const char *g, size_t gl) {
+  size_t head = gl, slash = 0;
+  int found = 0;
+  for (size_t i = 0; i < gl; i++)
+    if (g[i] == '*' || g[i] == '?') {
+      head = i;
+      break;
+    }
+  for (size_t i = 0; i < head; i++)
+    if (g[i] == '/') {
+      slash = i + 1;
+      found = 1;
+    }
+  return found ? slash : 0; /* 0: the prefix is "/", which every directory starts with */
+}
+
+int rt_dir_ignorable(const struct rule_table *t, const uint64_t *set, int allow_mask, int scoped_mask, int cls,
+                     const char *dir) {
+  if (cls != RT_CLASS_PROCESS && cls != RT_CLASS_FILE) return 0;
+  if (((allow_mask >> cls) & 1) || ((scoped_mask >> cls) & 1)) return 0;
+  size_t dl = strlen(dir);
+  if (dl == 0 || dir[0] != '/' || dir[dl - 1] != '/') return 0;
+  /* One pass over the rules: the helper asks once per directory and state (its directory cache). */
+  for (uint32_t r = 0; r < t->rule_count; r++) {
+    const uint8_t *rule = rt_rule(t, r);
+    if (rule[RUL(cls)] != cls || rule[RUL(action)] == RT_ACTION_ALLOW) continue;
+    if (!in_set(set, u32at(rule + RUL(policy)))) continue;
+    const char *v;
+    uint32_t vl;
+    if (!str_at(t, u32at(rule + RUL(value)), &v, &vl)) return 0;
+    switch (rule[RUL(matcher)]) {
+    case RT_MATCH_PATH:
+      /* D/x exactly (a trailing '/' tolerated, to stay on the safe side). */
+      if (vl > dl && memcmp(v, dir, dl) == 0) {
+        size_t end = vl;
+        while (end > dl && v[end - 1] == '/') end--;
+        if (memchr(v + dl, '/', end - dl) == NULL) return 0;
+      }
+      break;
+    case RT_MATCH_EXECNAME:
+      return 0; /* a base name: some child of any directory may have it */
+    case RT_MATCH_DIRECTORY:
+      /* Listed under its directory: a non-recursive one matches the children of exactly that directory, a
+       * recursive one everything below it. */
+      if (vl == dl && memcmp(v, dir, dl) == 0) return 0;
+      if ((rule[RUL(flags)] & RT_FLAG_RECURSIVE) && vl <= dl && memcmp(v, dir, vl) == 0) return 0;
+      break;
+    case RT_MATCH_PATTERN: {
+      /* Every path the glob matches starts with its literal prefix directory K. A child D/x has no '/' after
+       * D, so K must be D or an ancestor of D (a prefix of it); a longer K, or one that is not a prefix, puts
+       * a '/' where D/x has none or a different byte. */
+      size_t kl = glob_prefix_len(v, vl);
+      if (kl <= dl && memcmp(v, dir, kl) == 0) return 0;
+      break;
+    }
+    default:
+      return 0; /* not a path matcher: never expected in these classes; refuse */
+    }
+  }
+  return 1;
+}

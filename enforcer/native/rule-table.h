@@ -60,6 +60,14 @@ int rt_non_allow_mask(const struct rule_table *t, const uint64_t *set);
  * (scoped_mask). Such a decision cannot change until the state does; the helper then stops asking. */
 int rt_ignorable(const struct rule_table *t, const uint64_t *set, int allow_mask, int scoped_mask, int cls,
                  const char *resource);
+/* 1 when the decision for every non-directory child `dir` + x (x a name without '/') of the directory `dir`
+ * (absolute, ending in '/') is "allow without alert" under the policy set for every actor, access mode,
+ * owner and terminal, whatever x is: the class is neither least-permissive nor scoped (as rt_ignorable), and
+ * no rule of the set and class other than an Allow rule can match such a child (a path rule naming one, any
+ * base-name rule, a directory rule on `dir` or a recursive one on an ancestor, a glob whose literal prefix
+ * directory is `dir` or an ancestor). A scan of the rules: callers remember the answer per directory. */
+int rt_dir_ignorable(const struct rule_table *t, const uint64_t *set, int allow_mask, int scoped_mask, int cls,
+                     const char *dir);
 /* A string by reference, NUL-terminated inside the table ("" when out of range). */
 const char *rt_str(const struct rule_table *t, uint32_t ref);
 uint32_t rt_rule_u32(const struct rule_table *t, uint32_t rule, uint32_t off);

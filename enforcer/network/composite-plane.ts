@@ -69,7 +69,13 @@ export class CompositePlane implements DataPlane {
     const hostIsolation = all.find((s) => s.hostIsolation !== undefined)?.hostIsolation;
     // Counts only one plane keeps (the fanotify helper's ignore marks) pass through as they are.
     const sumOf = (
-      key: 'ignoreMarks' | 'ignoreRenamable' | 'unnamedExecutables',
+      key:
+        | 'ignoreMarks'
+        | 'ignoreRenamable'
+        | 'dirIgnoreMarks'
+        | 'dirIgnoreMovable'
+        | 'dirIgnoreFailed'
+        | 'unnamedExecutables',
     ): { [k: string]: number } => {
       const values = all.map((s) => s[key]).filter((v): v is number => v !== undefined);
       return values.length === 0 ? {} : { [key]: values.reduce((n, v) => n + v, 0) };
@@ -77,6 +83,9 @@ export class CompositePlane implements DataPlane {
     return {
       ...sumOf('ignoreMarks'),
       ...sumOf('ignoreRenamable'),
+      ...sumOf('dirIgnoreMarks'),
+      ...sumOf('dirIgnoreMovable'),
+      ...sumOf('dirIgnoreFailed'),
       ...sumOf('unnamedExecutables'),
       decisions: all.reduce((n, s) => n + s.decisions, 0),
       cacheHits: all.reduce((n, s) => n + s.cacheHits, 0),

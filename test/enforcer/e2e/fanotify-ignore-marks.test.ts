@@ -6,7 +6,8 @@
 // marked, and such a rename or link is denied at the next open; a file with several names (busybox applets
 // are hard links) is never marked. Every outcome is also checked against the decision oracle.
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -14,10 +15,11 @@ import { decideOperation } from '../../../compiler/decide/decide.js';
 import type { OperationRequest, Workload } from '../../../compiler/decide/decision-input.js';
 import { Operation } from '../../../compiler/ir/rule-set.js';
 import { lintTexts } from '../../../compiler/lint.js';
-import type { DataPlane } from '../../../enforcer/data-plane.js';
+import type { DataPlane, DataPlaneStats } from '../../../enforcer/data-plane.js';
 import { createFanotifyPlane } from '../../../enforcer/fanotify/fanotify-plane.js';
 import { NativeArtifact, requireNativeArtifact } from '../../support/native.js';
-import { requirePrereqs } from '../../support/prereq.js';
+import { REPO_ROOT } from '../../support/paths.js';
+import { hasCommand, requirePrereqs } from '../../support/prereq.js';
 import {
   containerdPrereqs,
   startContainerd,
@@ -296,9 +298,294 @@ describe('fanotify inode ignore marks on a real container (containerd + runc + b
     assert.ok(asked < 3, `the tool is no longer asked for (${asked} decisions over ${LOOPS} runs)`);
   });
 
-  it('a file with several names (busybox applets are hard links) is never marked: every exec is asked', async () => {
+  it('a file with several names (busybox applets are hard links) gets no inode mark: its directory is marked instead', async () => {
     await apply(UNRELATED);
+    const s0 = await plane?.stats();
+    assert.equal((await sh('/bin/true')).code, 0);
     const asked = await decisionsFor('/bin/true', LOOPS);
-    assert.ok(asked >= LOOPS, `every exec of /bin/true is asked (${asked} of ${LOOPS})`);
+    const s1 = await plane?.stats();
+    assert.equal(s1?.ignoreMarks, s0?.ignoreMarks, `no inode mark on /bin/true (${JSON.stringify(s1)})`);
+    assert.ok(
+      (s1?.dirIgnoreMarks ?? 0) > (s0?.dirIgnoreMarks ?? 0),
+      `/bin/ was marked (${JSON.stringify(s1)})`,
+    );
+    assert.ok(asked < 3, `the exec of /bin/true is no longer asked for (${asked} of ${LOOPS})`);
+  });
+});
+
+/** Blocks everything below /secret/ and one path; a Process rule elsewhere: /data/, /bin/ and the lower
+ * directories of the image have every child name allowed without alert. */
+const SECRET = policy(
+  'secret',
+  '  file:\n    matchDirectories:\n    - dir: /secret/\n      recursive: true\n    matchPaths:\n    - path: /etc/blocked.txt\n  process:\n    matchPaths:\n    - path: /opt/other/bin/x',
+  'Block',
+);
+const BLOCK_DATA_HELLO = policy(
+  'block-data-hello',
+  '  file:\n    matchPaths:\n    - path: /data/hello.txt',
+  'Block',
+);
+const BLOCK_TRUE = policy('block-true', '  process:\n    matchPaths:\n    - path: /bin/true', 'Block');
+/** In the image: one rename(2) without a copy fallback (busybox mv copies on EXDEV). */
+const RENAME = '/usr/local/bin/rename-probe';
+
+describe('fanotify directory ignore marks on a real container (overlay root: containerd + runc + busybox)', function () {
+  this.timeout(180000);
+  let cd: Containerd | undefined;
+  let container: TestContainer | undefined;
+  let plane: DataPlane | undefined;
+  let work = '';
+  let socket = '';
+  let generation = 0;
+  let texts: string[] = [];
+  const workload: Workload = { kind: 'container', namespace: 'ns-a', labels: { app: 'web' }, nodeLabels: {} };
+
+  async function apply(...policyTexts: string[]): Promise<void> {
+    if (!plane || !container) throw new Error('not started');
+    texts = policyTexts;
+    await applyPolicies(
+      plane,
+      policyTexts.map((text, i) => ({ file: `p${i}.yaml`, text })),
+      container,
+      ++generation,
+    );
+  }
+
+  function oracle(
+    resource: string,
+    operation: Operation = Operation.File,
+  ): { allowed: boolean; action: string | null } {
+    const lint = lintTexts(texts.map((text, i) => ({ file: `p${i}.yaml`, text })));
+    const d = decideOperation(lint.ruleSet, workload, { operation, resource, write: false, owner: true }, {});
+    return { allowed: d.allowed, action: d.alert?.Action ?? null };
+  }
+
+  async function sh(script: string): Promise<{ code: number; stdout: string; stderr: string }> {
+    if (!cd || !container) throw new Error('not started');
+    return cd.exec(container.id, ['/bin/sh', '-c', script]);
+  }
+
+  async function stats(): Promise<DataPlaneStats> {
+    if (!plane) throw new Error('not started');
+    return plane.stats();
+  }
+
+  /** Decisions the helper took for `n` iterations of `body`, less those of the same script with none. */
+  async function decisionsFor(body: string, n: number): Promise<number> {
+    const loop = (count: number): string => `i=0; while [ $i -lt ${count} ]; do ${body}; i=$((i+1)); done`;
+    const a = await stats();
+    assert.equal((await sh(loop(0))).code, 0);
+    const b = await stats();
+    const r = await sh(loop(n));
+    assert.equal(r.code, 0, r.stderr);
+    const c = await stats();
+    return c.decisions - b.decisions - (b.decisions - a.decisions);
+  }
+
+  /** `cat` of `file` is denied by the helper: a non-zero exit, no content, one Block reported. */
+  async function assertDenied(file: string, what: string): Promise<void> {
+    assert.deepEqual(oracle(file), { allowed: false, action: 'Block' }, `the oracle blocks ${file}`);
+    const before = await stats();
+    const r = await sh(`cat ${file}`);
+    const after = await stats();
+    assert.notEqual(r.code, 0, `${what}: ${JSON.stringify(r)}`);
+    assert.equal(r.stdout, '', `${what}: nothing read`);
+    assert.equal(after.reported - before.reported, 1, `${what}: one Block reported`);
+  }
+
+  before(async function () {
+    this.timeout(180000);
+    requirePrereqs(this, [...containerdPrereqs(), [hasCommand('cc'), 'cc (gcc)']]);
+    const helperPath = requireNativeArtifact(this, NativeArtifact.fanotifyHelper);
+    work = mkdtempSync(join(tmpdir(), 'rtctl-dirmarks-'));
+    socket = join(work, 'fan.sock');
+    const probe = join(work, 'rename-probe');
+    execFileSync('cc', [
+      '-static',
+      '-O2',
+      '-Wall',
+      '-o',
+      probe,
+      join(REPO_ROOT, 'test/enforcer/e2e/rename-probe.c'),
+    ]);
+    // A read-only mount holding one file under two names (a hard link): never an inode mark.
+    const ro = join(work, 'ro');
+    mkdirSync(ro);
+    chmodSync(work, 0o755);
+    writeFileSync(join(ro, 'one.txt'), 'one file, two names\n');
+    linkSync(join(ro, 'one.txt'), join(ro, 'two.txt'));
+    cd = await startContainerd({
+      [RENAME]: { mode: 0o755, content: readFileSync(probe) },
+      // Directories of the image's (lower) layer, each for one test that changes it.
+      '/moved/f.txt': 'in a lower directory\n',
+      '/remade/f.txt': 'in a lower directory\n',
+    });
+    container = await cd.runContainer({
+      id: 'dirmarks-c',
+      pod: 'web-2',
+      namespace: 'ns-a',
+      container: 'web',
+      labels: { app: 'web' },
+      mounts: [{ source: ro, destination: RO }],
+    });
+    plane = createFanotifyPlane({
+      helperPath,
+      socketPath: socket,
+      helperLogPath: join(work, 'helper.log'),
+      logger: pino({ level: 'silent' }),
+    });
+    await plane.start();
+    assert.equal((await sh('mkdir -p /secret')).code, 0);
+  });
+
+  after(async function () {
+    this.timeout(60000);
+    await plane?.stop({ keepEnforcing: false });
+    if (socket) await stopHelper(socket);
+    await cd?.stop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('after the first open in a merged directory, opens of its files and of a new file in it are not asked', async () => {
+    await apply(SECRET);
+    assert.deepEqual(oracle('/data/hello.txt'), { allowed: true, action: null });
+    const s0 = await stats();
+    assert.equal((await sh('cat /data/hello.txt')).stdout, 'hello from the image\n');
+    const s1 = await stats();
+    assert.ok(
+      (s1.dirIgnoreMarks ?? 0) > (s0.dirIgnoreMarks ?? 0),
+      `/data/ was marked (${JSON.stringify(s1)})`,
+    );
+    assert.equal(s1.ignoreMarks, s0.ignoreMarks, 'no inode mark on the writable root');
+    const asked = await decisionsFor(': < /data/hello.txt', LOOPS);
+    assert.ok(asked < 3, `the kernel asked ${asked} times for ${LOOPS} opens in a marked directory`);
+    assert.equal((await sh('echo new > /data/new.txt')).code, 0);
+    const askedNew = await decisionsFor(': < /data/new.txt', LOOPS);
+    assert.ok(askedNew < 3, `a new file of the marked directory: asked ${askedNew} times for ${LOOPS} opens`);
+  });
+
+  it('a file of a marked directory renamed or hard-linked into a blocked directory is denied there; its old name still opens', async () => {
+    await apply(SECRET);
+    assert.equal(
+      (await sh('cat /data/hello.txt && cp /data/hello.txt /data/m.txt && cp /data/hello.txt /data/l.txt'))
+        .code,
+      0,
+    );
+    const s0 = await stats();
+    assert.ok((s0.dirIgnoreMarks ?? 0) > 0, 'the directory is marked');
+    assert.equal((await sh('cat /data/m.txt /data/l.txt')).code, 0);
+    assert.equal((await sh('mv /data/m.txt /secret/x')).code, 0);
+    await assertDenied('/secret/x', 'renamed into /secret/');
+    assert.equal((await sh('ln /data/l.txt /secret/l')).code, 0);
+    await assertDenied('/secret/l', 'linked into /secret/');
+    assert.equal(
+      (await sh('cat /data/l.txt')).stdout,
+      'hello from the image\n',
+      'the /data name still opens',
+    );
+    await sh('rm -f /secret/x /secret/l /data/l.txt');
+  });
+
+  it('a marked merged directory cannot be renamed (EXDEV from the kernel); a copy under /secret/ is denied', async () => {
+    await apply(SECRET);
+    assert.equal((await sh('cat /moved/f.txt')).code, 0);
+    const s0 = await stats();
+    assert.ok((s0.dirIgnoreMarks ?? 0) > 0);
+    const r = await sh(`${RENAME} /moved /secret/moved`);
+    assert.match(r.stdout, /^EXDEV/, `overlayfs refuses to move a merged directory: ${JSON.stringify(r)}`);
+    // busybox mv copies instead: the copy's files are new files under /secret/, asked and denied (their
+    // creation too), so nothing of the directory can be read under /secret/.
+    assert.deepEqual(oracle('/secret/moved/f.txt'), { allowed: false, action: 'Block' });
+    const before = await stats();
+    const mv = await sh('mv /moved /secret/');
+    const after = await stats();
+    assert.notEqual(mv.code, 0, `the copy into /secret/ is denied: ${JSON.stringify(mv)}`);
+    assert.ok(after.reported > before.reported, 'the denied creation was reported');
+    const copy = await sh('cat /secret/moved/f.txt');
+    assert.notEqual(copy.code, 0);
+    assert.equal(copy.stdout, '');
+    assert.equal((await sh('cat /moved/f.txt')).stdout, 'in a lower directory\n', 'still in place');
+  });
+
+  it('a directory made in the container (pure upper) is not marked, and once moved under /secret/ its file is denied', async () => {
+    await apply(SECRET);
+    // The programs of /bin/ first, so that its mark is not counted below.
+    assert.equal((await sh('mkdir -p /tmp && rm -f /tmp/none && cat /data/hello.txt')).code, 0);
+    const s0 = await stats();
+    assert.equal((await sh('mkdir /fresh && echo fresh > /fresh/f.txt')).code, 0);
+    assert.equal((await sh('cat /fresh/f.txt')).stdout, 'fresh\n');
+    const s1 = await stats();
+    assert.equal(s1.dirIgnoreMarks, s0.dirIgnoreMarks, `no mark on /fresh/ (${JSON.stringify(s1)})`);
+    assert.ok((s1.dirIgnoreMovable ?? 0) > (s0.dirIgnoreMovable ?? 0), 'counted as movable');
+    const asked = await decisionsFor(': < /fresh/f.txt', 10);
+    assert.ok(asked >= 10, `every open in /fresh/ is asked (${asked} of 10)`);
+    assert.match((await sh(`${RENAME} /fresh /secret/fresh`)).stdout, /^OK/, 'a pure upper directory moves');
+    await assertDenied('/secret/fresh/f.txt', 'a moved pure upper directory');
+  });
+
+  it('a lower directory removed and made again (opaque, pure upper) is not marked, and once moved its file is denied', async () => {
+    await apply(SECRET);
+    // The programs of /bin/ first, so that its mark is not counted below.
+    assert.equal((await sh('mkdir -p /tmp && rm -f /tmp/none && cat /data/hello.txt')).code, 0);
+    const s0 = await stats();
+    assert.equal((await sh('rm -rf /remade && mkdir /remade && echo again > /remade/f.txt')).code, 0);
+    assert.equal((await sh('cat /remade/f.txt')).stdout, 'again\n');
+    const s1 = await stats();
+    assert.equal(
+      s1.dirIgnoreMarks,
+      s0.dirIgnoreMarks,
+      `no mark on the remade /remade/ (${JSON.stringify(s1)})`,
+    );
+    assert.ok((s1.dirIgnoreMovable ?? 0) > (s0.dirIgnoreMovable ?? 0), 'counted as movable');
+    assert.match((await sh(`${RENAME} /remade /secret/remade`)).stdout, /^OK/, 'the opaque directory moves');
+    await assertDenied('/secret/remade/f.txt', 'a moved opaque directory');
+  });
+
+  it('a Block on a file of a marked directory is in force at the next open (the state flushes directory marks)', async () => {
+    await apply(SECRET);
+    assert.equal((await sh('cat /data/hello.txt')).code, 0);
+    const s0 = await stats();
+    assert.ok((s0.dirIgnoreMarks ?? 0) > 0);
+    assert.ok((await decisionsFor(': < /data/hello.txt', 10)) < 3, 'marked');
+    await apply(SECRET, BLOCK_DATA_HELLO);
+    await assertDenied('/data/hello.txt', 'a Block after the mark');
+    assert.ok(
+      (await decisionsFor(': < /data/new.txt', 10)) >= 10,
+      'the directory is no longer marked (a path rule in it)',
+    );
+    await apply(SECRET);
+    assert.equal((await sh('cat /data/hello.txt')).code, 0, 'allowed again');
+  });
+
+  it('an exec of /bin/true (several names) is marked by its directory; a Block on /bin/true is in force at the next exec', async () => {
+    await apply(SECRET);
+    const s0 = await stats();
+    assert.equal((await sh('/bin/true')).code, 0);
+    const s1 = await stats();
+    assert.ok(
+      (s1.dirIgnoreMarks ?? 0) > (s0.dirIgnoreMarks ?? 0),
+      `/bin/ was marked (${JSON.stringify(s1)})`,
+    );
+    const asked = await decisionsFor('/bin/true', LOOPS);
+    assert.ok(asked < 3, `execs of /bin/true asked ${asked} times in ${LOOPS}`);
+    await apply(SECRET, BLOCK_TRUE);
+    assert.deepEqual(oracle('/bin/true', Operation.Process), { allowed: false, action: 'Block' });
+    const r = await sh('/bin/true; echo "exit=$?"');
+    assert.match(r.stdout, /exit=126/, JSON.stringify(r));
+    assert.equal((await sh('/bin/echo still')).stdout, 'still\n', 'another name of the same file still runs');
+  });
+
+  it('on a read-only mount, a file with two names (no inode mark) is covered by its directory mark', async () => {
+    await apply(SECRET);
+    const s0 = await stats();
+    assert.equal((await sh(`cat ${RO}/one.txt`)).stdout, 'one file, two names\n');
+    const s1 = await stats();
+    assert.equal(s1.ignoreMarks, s0.ignoreMarks, 'no inode mark on a file with two names');
+    assert.ok(
+      (s1.dirIgnoreMarks ?? 0) > (s0.dirIgnoreMarks ?? 0),
+      `${RO}/ was marked (${JSON.stringify(s1)})`,
+    );
+    const asked = await decisionsFor(`: < ${RO}/two.txt`, LOOPS);
+    assert.ok(asked < 3, `opens of the other name asked ${asked} times in ${LOOPS}`);
   });
 });

@@ -8,6 +8,7 @@ import '../../support/property-seed.js';
 import { orderRuleTable } from '../../../compiler/rule-table/build-rule-table.js';
 import { decideOperation } from '../../../compiler/decide/decide.js';
 import { normalizeOperationRequest } from '../../../compiler/decide/match-rule.js';
+import { getGlobPrefixDirectory, matchesGlob } from '../../../compiler/decide/path-match.js';
 import type { OperationRequest, Postures } from '../../../compiler/decide/decision-input.js';
 import { Operation, type RuleSet } from '../../../compiler/ir/rule-set.js';
 import { buildNodeState } from '../../../enforcer/node-state.js';
@@ -27,6 +28,12 @@ function normalizeResource(op: OperationRequest): string {
   if (op.operation === Operation.Network) return op.resource.toLowerCase();
   if (op.operation === Operation.Capabilities) return op.resource.toLowerCase().replace(/^cap_/, '');
   return op.resource;
+}
+
+/** The directory holding `path`, with its trailing '/' ("/" for the root and for a path with no parent). */
+function parentDir(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i <= 0 ? '/' : path.slice(0, i + 1);
 }
 
 function postureOf(postures: Postures, op: Operation): 'a' | 'b' {
@@ -243,6 +250,144 @@ describe('fanotify helper lookup walk vs the decision oracle', function () {
     assert.ok(ignorable > 200, `enough ignorable operations (${ignorable})`);
     assert.ok(ignorable < asked.length, 'some operations are not ignorable');
     assert.ok(checked > ignorable * 16);
+  });
+
+  it('a directory it would mark (directory ignore mark) has every child name "allow without alert" for every actor, mode, owner, terminal and posture in the oracle (300 scenarios, fixed seed)', () => {
+    const scenarios = fc.sample(arbScenario, { numRuns: 300, seed: 20261126 });
+    const randomNames = fc.sample(
+      fc.stringMatching(/^[a-z0-9._ -]{1,8}$/).filter((n) => n !== '.' && n !== '..'),
+      { numRuns: 12, seed: 20261126 },
+    );
+    const chunks: Buffer[] = [];
+    const asked: { scenario: (typeof scenarios)[number]; cls: Operation; dir: string }[] = [];
+    for (const scenario of scenarios) {
+      const { ruleSet, workload, operations } = scenario;
+      const w =
+        workload.kind === 'host'
+          ? describeHost()
+          : describeContainer({
+              id: 'c',
+              labels: { ...workload.labels, 'io.kubernetes.pod.namespace': workload.namespace },
+              image: '',
+              pid: 2,
+              cgroupPath: '',
+            });
+      const node = buildNodeState(
+        { ruleSet, workloads: [w], postures: new Map(), nodeLabels: { ...workload.nodeLabels } },
+        1,
+      );
+      const set = node.state.workloads[0]?.policies ?? [];
+      const table = node.state.table.bytes;
+      chunks.push(Buffer.from(`table ${table.byteLength}\n`), Buffer.from(table));
+      // The directories of the operations' files, and every directory a rule names (its own, its parent, a
+      // glob's literal prefix directory) with its parent: where the answer is most likely to turn.
+      const dirs = new Set<string>(['/']);
+      const addWithParent = (d: string): void => {
+        dirs.add(d);
+        dirs.add(parentDir(d.slice(0, -1)));
+      };
+      for (const op of operations) {
+        if (op.operation !== Operation.Process && op.operation !== Operation.File) continue;
+        const r = normalizeResource(normalizeOperationRequest(op));
+        if (r.startsWith('/')) addWithParent(parentDir(r));
+      }
+      for (const p of ruleSet.policies)
+        for (const rule of p.rules) {
+          const m = rule.matcher;
+          if (m.kind === 'path') addWithParent(parentDir(m.path));
+          else if (m.kind === 'directory') addWithParent(m.dir.endsWith('/') ? m.dir : `${m.dir}/`);
+          else if (m.kind === 'pattern') addWithParent(getGlobPrefixDirectory(m.pattern));
+        }
+      for (const cls of [Operation.Process, Operation.File])
+        for (const dir of [...dirs].sort()) {
+          chunks.push(Buffer.from(`J ${CLASS[cls]} ${set.length > 0 ? set.join(',') : '-'} ${hex(dir)}\n`));
+          asked.push({ scenario, cls, dir });
+        }
+    }
+    const r = spawnSync(helper, ['--decide'], {
+      input: Buffer.concat(chunks),
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    });
+    assert.equal(r.status, 0, r.stderr);
+    const lines = r.stdout.split('\n').filter((l) => l !== '');
+    assert.equal(lines.length, asked.length, 'one answer per query');
+    let markable = 0;
+    let checked = 0;
+    let matchedByPattern = 0;
+    lines.forEach((line, i) => {
+      const a = asked[i];
+      assert.ok(a);
+      assert.match(line, /^J [01]$/);
+      if (line !== 'J 1') return;
+      markable++;
+      const { ruleSet } = a.scenario;
+      // Child names: every name a rule names or spells (path base names, base-name rules, every segment of
+      // every rule value), a glob's instances (its wildcards replaced) that fall in the directory, and random
+      // names.
+      const names = new Set<string>(['x', 'hello.txt', ...randomNames]);
+      const actors = new Set<string | undefined>([undefined, '/bin/sh']);
+      for (const p of ruleSet.policies)
+        for (const rule of p.rules) {
+          const m = rule.matcher;
+          const value =
+            m.kind === 'path'
+              ? m.path
+              : m.kind === 'execname'
+                ? m.name
+                : m.kind === 'directory'
+                  ? m.dir
+                  : m.kind === 'pattern'
+                    ? m.pattern
+                    : '';
+          for (const seg of value.split('/')) if (seg !== '' && !/[*?]/.test(seg)) names.add(seg);
+          if (m.kind === 'pattern')
+            for (const fill of ['x', 'e', 'h', 'ab', 'a/b'])
+              for (const q of ['q', 'a']) {
+                const instance = m.pattern.replace(/\*+/g, fill).replace(/\?/g, q);
+                if (parentDir(instance) === a.dir && matchesGlob(m.pattern, instance)) {
+                  names.add(instance.slice(a.dir.length));
+                  matchedByPattern++;
+                }
+              }
+          for (const src of rule.fromSource) {
+            if (src.kind === 'path') actors.add(src.path);
+            else {
+              actors.add(`${src.dir}x`);
+              actors.add(`${src.dir}x/y`);
+            }
+          }
+        }
+      for (const name of names)
+        for (const actor of actors)
+          for (const write of [false, true])
+            for (const owner of [false, true])
+              for (const tty of [false, true])
+                for (const posture of ['block', 'audit'] as const) {
+                  const op: OperationRequest = {
+                    operation: a.cls,
+                    resource: `${a.dir}${name}`,
+                    ...(actor === undefined ? {} : { executable: actor, parentExecutable: actor }),
+                    write,
+                    owner,
+                    tty,
+                  };
+                  const d = decideOperation(ruleSet, a.scenario.workload, op, {
+                    file: posture,
+                    network: posture,
+                    capabilities: posture,
+                  });
+                  checked++;
+                  assert.ok(
+                    d.allowed && (d.alert ?? null) === null,
+                    `a mark on ${a.dir} would hide ${JSON.stringify(d)} for ${JSON.stringify(op)}`,
+                  );
+                }
+    });
+    assert.ok(markable > 300, `enough markable directories (${markable} of ${asked.length})`);
+    assert.ok(markable < asked.length * 0.9, `some directories are refused (${markable} of ${asked.length})`);
+    assert.ok(matchedByPattern > 20, `glob instances among the names (${matchedByPattern})`);
+    assert.ok(checked > markable * 100, `names x facts checked (${checked})`);
   });
 
   it('refuses damaged tables with a message and never crashes (truncations and flipped bytes)', () => {
