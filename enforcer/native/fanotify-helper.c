@@ -1202,11 +1202,12 @@ static const struct ovl_info *ovl_of(const struct workload *w, int mnt_id) {
   return o;
 }
 
-/* An xattr of the overlay's namespace on a layer's entry: 1 present (value in v), 0 absent, -1 error. */
-static int ovl_xattr(const struct ovl_info *o, const char *path, const char *name, char *v, size_t vl) {
+/* An xattr of the overlay's namespace on a layer's directory (descriptor): 1 present (value in v), 0 absent,
+ * -1 error. */
+static int ovl_xattr(const struct ovl_info *o, int fd, const char *name, char *v, size_t vl) {
   char full[64];
   snprintf(full, sizeof full, "%s.overlay.%s", o->userxattr ? "user" : "trusted", name);
-  ssize_t n = lgetxattr(path, full, v, vl - 1);
+  ssize_t n = fgetxattr(fd, full, v, vl - 1);
   if (n >= 0) {
     v[n] = 0;
     return 1;
@@ -1214,51 +1215,95 @@ static int ovl_xattr(const struct ovl_info *o, const char *path, const char *nam
   return errno == ENODATA || errno == ENOTSUP ? 0 : -1;
 }
 
+/* A directory below `at`: a layer's root by its path under the runtime's root (`resolve` RESOLVE_IN_ROOT: the
+ * host's own links, e.g. a moved /var/lib/containerd, are followed inside that root), or one name inside a
+ * layer, opened without following any link (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS): the upper layer is
+ * written by the workload, which must not steer the walk elsewhere by turning a directory into a link
+ * between two steps. */
+static int ovl_open_dir(int at, const char *name, unsigned long long resolve) {
+  struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC, .resolve = resolve | RESOLVE_NO_MAGICLINKS};
+  if (resolve & RESOLVE_BENEATH) {
+    how.flags |= O_NOFOLLOW;
+    how.resolve |= RESOLVE_NO_SYMLINKS;
+  }
+  return (int)syscall(SYS_openat2, at, name, &how, sizeof how);
+}
+
+static void close_all(int *fds, int n) {
+  for (int i = 0; i < n; i++)
+    if (fds[i] >= 0) close(fds[i]);
+}
+
 /* 1 when the directory at `rel` (relative to the overlay's root, "" for the root, components separated by
  * '/', no trailing one) is a merged or lower directory of the overlay: looked up layer by layer as overlayfs
  * does (upper first, then the lower layers in order; an opaque directory, a whiteout or a non-directory hides
  * the layers below it), at least one lower layer holds it as a visible directory. 0 otherwise, and on a
- * redirect anywhere on the way or any error. */
+ * redirect anywhere on the way or any error. Each step opens one name below the directories the previous step
+ * opened and checked (descriptors, never a path again). */
 static int ovl_merged_or_lower(const struct ovl_info *o, const char *rel) {
-  const char *prefix = o->prefix;
-  int active[MAX_LAYERS], na = o->nlayers;
-  for (int i = 0; i < na; i++) active[i] = i;
   if (*rel == 0) return 1; /* the root holds every layer */
-  char sub[PATH_MAX];
-  size_t rl = strlen(rel);
-  if (rl >= sizeof sub) return 0;
-  for (size_t end = 0; end <= rl; end++) {
-    if (end < rl && rel[end] != '/') continue;
-    memcpy(sub, rel, end);
-    sub[end] = 0;
-    if (end == 0 || sub[end - 1] == '/') return 0; /* empty component */
-    int next[MAX_LAYERS], nn = 0, stop = 0;
-    for (int k = 0; k < na && !stop; k++) {
-      char p[2 * PATH_MAX + 16];
-      if (snprintf(p, sizeof p, "%s%s/%s", prefix, o->layers[active[k]], sub) >= (int)sizeof p) return 0;
+  int root = open(o->prefix, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root < 0) return 0;
+  /* The visible directories of the current step, by layer (index into o->layers) and descriptor. */
+  int layer[MAX_LAYERS], fds[MAX_LAYERS], na = 0;
+  for (int k = 0; k < o->nlayers; k++) {
+    fds[na] = ovl_open_dir(root, o->layers[k], RESOLVE_IN_ROOT);
+    if (fds[na] < 0) {
+      close_all(fds, na);
+      close(root);
+      return 0;
+    }
+    layer[na++] = k;
+  }
+  close(root);
+  char name[NAME_MAX + 1];
+  for (const char *c = rel; *c;) {
+    size_t n = strcspn(c, "/");
+    if (n == 0 || n > NAME_MAX || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.')) {
+      close_all(fds, na);
+      return 0;
+    }
+    memcpy(name, c, n);
+    name[n] = 0;
+    c += n;
+    if (*c == '/') c++;
+    int nlayer[MAX_LAYERS], nfds[MAX_LAYERS], nn = 0, stop = 0, bad = 0;
+    for (int k = 0; k < na && !stop && !bad; k++) {
       struct stat st;
-      if (lstat(p, &st) != 0) {
+      if (fstatat(fds[k], name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
         if (errno == ENOENT) continue;
-        return 0;
+        bad = 1;
+        break;
       }
       if (!S_ISDIR(st.st_mode)) {
-        stop = 1; /* a whiteout or a file hides what is below */
+        stop = 1; /* a whiteout, a file or a link hides what is below */
         continue;
       }
+      int d = ovl_open_dir(fds[k], name, RESOLVE_BENEATH);
       char v[8];
-      int r = ovl_xattr(o, p, "redirect", v, sizeof v);
-      if (r != 0) return 0;
-      r = ovl_xattr(o, p, "opaque", v, sizeof v);
-      if (r < 0 || (r == 1 && strcmp(v, "y") != 0)) return 0;
-      next[nn++] = active[k];
-      if (r == 1) stop = 1;
+      int redirect = d >= 0 ? ovl_xattr(o, d, "redirect", v, sizeof v) : -1;
+      int opaque = redirect == 0 ? ovl_xattr(o, d, "opaque", v, sizeof v) : -1;
+      if (d < 0 || redirect != 0 || opaque < 0 || (opaque == 1 && strcmp(v, "y") != 0)) {
+        if (d >= 0) close(d);
+        bad = 1;
+        break;
+      }
+      nlayer[nn] = layer[k];
+      nfds[nn++] = d;
+      if (opaque == 1) stop = 1;
     }
-    if (nn == 0) return 0;
-    memcpy(active, next, sizeof(int) * (size_t)nn);
+    close_all(fds, na);
+    if (bad || nn == 0) {
+      close_all(nfds, nn);
+      return 0;
+    }
+    memcpy(layer, nlayer, sizeof(int) * (size_t)nn);
+    memcpy(fds, nfds, sizeof(int) * (size_t)nn);
     na = nn;
   }
+  close_all(fds, na);
   for (int k = 0; k < na; k++)
-    if (active[k] >= 1) return 1;
+    if (layer[k] >= 1) return 1;
   return 0;
 }
 
