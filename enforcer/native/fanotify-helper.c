@@ -1145,6 +1145,20 @@ static void ovl_parse(struct ovl_info *o, char *opts) {
   o->ok = 1;
 }
 
+/* A directory below `at`: a layer's root by its path under the runtime's root (`resolve` RESOLVE_IN_ROOT: the
+ * host's own links, e.g. a moved /var/lib/containerd, are followed inside that root), or one name inside a
+ * layer, opened without following any link (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS): the upper layer is
+ * written by the workload, which must not steer the walk elsewhere by turning a directory into a link
+ * between two steps. */
+static int ovl_open_dir(int at, const char *name, unsigned long long resolve) {
+  struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC, .resolve = resolve | RESOLVE_NO_MAGICLINKS};
+  if (resolve & RESOLVE_BENEATH) {
+    how.flags |= O_NOFOLLOW;
+    how.resolve |= RESOLVE_NO_SYMLINKS;
+  }
+  return (int)syscall(SYS_openat2, at, name, &how, sizeof how);
+}
+
 /* The overlay facts of mount `mnt_id` of workload `w`: NULL when it is not an overlay mount one can reason
  * about (not overlay, mounted at a sub-directory of the file system, options not understood). */
 static const struct ovl_info *ovl_of(const struct workload *w, int mnt_id) {
@@ -1192,12 +1206,17 @@ static const struct ovl_info *ovl_of(const struct workload *w, int mnt_id) {
   proc_status(w->pid, &st);
   if (w->host || st.ppid <= 1) return NULL;
   snprintf(o->prefix, sizeof o->prefix, "/proc/%d/root", st.ppid);
+  int root = open(o->prefix, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root < 0) return NULL;
   for (int k = 0; k < o->nlayers; k++) {
-    char lp[PATH_MAX + 64];
-    struct stat ls;
-    snprintf(lp, sizeof lp, "%s%s", o->prefix, o->layers[k]);
-    if (lstat(lp, &ls) != 0 || !S_ISDIR(ls.st_mode)) return NULL;
+    int d = ovl_open_dir(root, o->layers[k], RESOLVE_IN_ROOT);
+    if (d < 0) {
+      close(root);
+      return NULL;
+    }
+    close(d);
   }
+  close(root);
   o->ok = 1;
   return o;
 }
@@ -1213,20 +1232,6 @@ static int ovl_xattr(const struct ovl_info *o, int fd, const char *name, char *v
     return 1;
   }
   return errno == ENODATA || errno == ENOTSUP ? 0 : -1;
-}
-
-/* A directory below `at`: a layer's root by its path under the runtime's root (`resolve` RESOLVE_IN_ROOT: the
- * host's own links, e.g. a moved /var/lib/containerd, are followed inside that root), or one name inside a
- * layer, opened without following any link (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS): the upper layer is
- * written by the workload, which must not steer the walk elsewhere by turning a directory into a link
- * between two steps. */
-static int ovl_open_dir(int at, const char *name, unsigned long long resolve) {
-  struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC, .resolve = resolve | RESOLVE_NO_MAGICLINKS};
-  if (resolve & RESOLVE_BENEATH) {
-    how.flags |= O_NOFOLLOW;
-    how.resolve |= RESOLVE_NO_SYMLINKS;
-  }
-  return (int)syscall(SYS_openat2, at, name, &how, sizeof how);
 }
 
 static void close_all(int *fds, int n) {
