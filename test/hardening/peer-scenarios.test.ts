@@ -1175,12 +1175,19 @@ describe('peer scenarios with real binaries (Debian containers, containerd, runc
         for (const p of [...SENTINELS, ...sc.policies]) files[p.name] = p.text;
         if (sc.steps.some((s) => s.where === 'host') && !sc.policies.includes(HOST_SENTINEL_POLICY))
           files[HOST_SENTINEL_POLICY.name] = HOST_SENTINEL_POLICY.text;
-        const names = sc.policies
-          .filter((p) => !p.name.startsWith('ns-'))
-          .map((p) => p.name.replace(/\.yaml$/, ''));
+        const nameOf = (p: PolicyFile): string => /^ {2}name: (\S+)$/m.exec(p.text)?.[1] ?? p.name;
+        // The set is replaced file by file (removed, then written), so the enforcer may apply states in
+        // between: wait for the one whose applied policies are exactly these (the scenario's and the
+        // sentinel's, which every barrier needs), not merely a newer one (a deletion names no policy).
+        const required = [...sc.policies, ...SENTINELS].filter((p) => !p.name.startsWith('ns-')).map(nameOf);
+        const allowed = new Set(
+          Object.entries(files)
+            .filter(([f]) => !f.startsWith('ns-'))
+            .map(([f, text]) => nameOf({ name: f, text })),
+        );
         await env.setPolicies(files, (s) => {
           const applied = new Set(s.workloads.flatMap((w) => w.policies));
-          return names.every((n) => applied.has(n));
+          return required.every((n) => applied.has(n)) && [...applied].every((n) => allowed.has(n));
         });
       });
 
