@@ -28,6 +28,11 @@ const CHUNKS = Number(process.env['RTCTL_BENCH_CHUNKS'] ?? '5');
 const AUDITS = Number(process.env['RTCTL_BENCH_AUDITS'] ?? '5000');
 const SENDS = Number(process.env['RTCTL_BENCH_SENDS'] ?? '20000');
 const PROFILE_REPEATS = Number(process.env['RTCTL_BENCH_PROFILE_REPEATS'] ?? '3');
+// Set by bench/enforcer/bpf-lsm.ts --icount: the guest's clocks count instructions (2^shift ns each).
+const ICOUNT_SHIFT =
+  process.env['RTCTL_BENCH_ICOUNT_SHIFT'] === undefined
+    ? undefined
+    : Number(process.env['RTCTL_BENCH_ICOUNT_SHIFT']);
 const POSTURES: Postures = { file: 'audit', network: 'audit', capabilities: 'audit' };
 
 function tableOf(rules: number, extra: string): RuleTableImage {
@@ -353,11 +358,19 @@ spec:
   const round3 = (x: number): number => +x.toFixed(3);
   const result = {
     bench: 'enforcer-bpf-lsm',
-    environment: {
-      accelerator: 'tcg',
-      kernel: execFileSync('uname', ['-r'], { encoding: 'utf8' }).trim(),
-      note: 'qemu TCG software emulation (no KVM), Debian 6.1 guest kernel with BPF-LSM: absolute times are meaningless and swing with the host load; compare the ratios, each side the best of alternating rounds',
-    },
+    environment:
+      ICOUNT_SHIFT === undefined
+        ? {
+            accelerator: 'tcg',
+            kernel: execFileSync('uname', ['-r'], { encoding: 'utf8' }).trim(),
+            note: 'qemu TCG software emulation (no KVM), Debian 6.1 guest kernel with BPF-LSM: absolute times are meaningless and swing with the host load; compare the ratios, each side the best of alternating rounds',
+          }
+        : {
+            accelerator: 'tcg,thread=single',
+            icount: `shift=${ICOUNT_SHIFT},sleep=off,align=off`,
+            kernel: execFileSync('uname', ['-r'], { encoding: 'utf8' }).trim(),
+            note: `qemu TCG with instruction counting: the guest's clocks advance ${2 ** ICOUNT_SHIFT} ns per guest instruction, so every time here (programs' nsPerRun too) is an instruction count and every ratio an instruction-count ratio, independent of the host's load; it does not see cache, TLB or branch-prediction effects (every instruction costs the same)`,
+          },
     rules: 1000,
     rounds: ROUNDS,
     chunks: CHUNKS,
