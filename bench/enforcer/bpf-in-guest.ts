@@ -1,7 +1,9 @@
 // BPF-LSM benchmark body, run inside the test guest by bench/enforcer/bpf-lsm.ts. The guest runs under qemu
 // TCG (software emulation, no KVM): absolute times are meaningless and the host's load makes them swing, so
 // the figures are ratios against the same loops with no programs attached, measured alternately in the same
-// run, each side its best chunk (the least disturbed by the host). Measures: open()+close() and exec loops in
+// run, each side its best chunk (the least disturbed by the host). Under bpf-lsm.ts --icount the guest's
+// clocks count guest instructions instead (RTCTL_BENCH_ICOUNT_SHIFT): the same loops then give
+// instruction-count ratios that do not depend on the host (docs/bpf-lsm.md, "Instruction-counted"). Measures: open()+close() and exec loops in
 // a workload with 1 000 rules loaded (`ratios.openClose`, `ratios.exec`; the same loops with the file_open
 // decision cache off in `withoutDecisionCache`), UDP sends to an address through the socket_sendmsg hook with
 // 200 address rules (`ratios.sendto`), policy-change-to-enforced latency with where the apply's time went,
