@@ -301,6 +301,8 @@ async function main(): Promise<void> {
     withDecisionCache: await profile(true),
     withoutDecisionCache: await profile(false),
     emptyProgram: await withEmptyProgram(() => profileRuns(() => void measureOpens(pid))),
+    // The send loop alone, with the plane (the two above cover the open and exec loops only).
+    sendLoop: await withPlane(true, () => profileRuns(() => void measureSends(pid))),
   };
   setBpfStats(statsWas === '1');
 
@@ -420,7 +422,8 @@ spec:
       openLoops: { decisions: openDecisions, cacheHits: openCacheHits },
     },
     // run_cnt/run_time_ns per rt_* program (kernel.bpf_stats_enabled) over an open loop and an exec loop, repeated:
-    // nsPerRun is the least of the repetitions' (nsPerRunSamples); emptyProgram: the no-op file_open program.
+    // nsPerRun is the least of the repetitions' (nsPerRunSamples); emptyProgram: the no-op file_open program;
+    // sendLoop: the send loop's programs.
     programs,
     openClose: {
       iterations: OPENS,
