@@ -1,7 +1,9 @@
 // BPF-LSM benchmark body, run inside the test guest by bench/enforcer/bpf-lsm.ts. The guest runs under qemu
 // TCG (software emulation, no KVM): absolute times are meaningless and the host's load makes them swing, so
 // the figures are ratios against the same loops with no programs attached, measured alternately in the same
-// run, each side its best chunk (the least disturbed by the host). Measures: open()+close() and exec loops in
+// run, each side its best chunk (the least disturbed by the host). Under bpf-lsm.ts --icount the guest's
+// clocks count guest instructions instead (RTCTL_BENCH_ICOUNT_SHIFT): the same loops then give
+// instruction-count ratios that do not depend on the host (docs/bpf-lsm.md, "Instruction-counted"). Measures: open()+close() and exec loops in
 // a workload with 1 000 rules loaded (`ratios.openClose`, `ratios.exec`; the same loops with the file_open
 // decision cache off in `withoutDecisionCache`), UDP sends to an address through the socket_sendmsg hook with
 // 200 address rules (`ratios.sendto`), policy-change-to-enforced latency with where the apply's time went,
@@ -28,6 +30,15 @@ const CHUNKS = Number(process.env['RTCTL_BENCH_CHUNKS'] ?? '5');
 const AUDITS = Number(process.env['RTCTL_BENCH_AUDITS'] ?? '5000');
 const SENDS = Number(process.env['RTCTL_BENCH_SENDS'] ?? '20000');
 const PROFILE_REPEATS = Number(process.env['RTCTL_BENCH_PROFILE_REPEATS'] ?? '3');
+// Set by bench/enforcer/bpf-lsm.ts --icount: the guest's clocks count instructions (2^shift ns each).
+const ICOUNT_SHIFT =
+  process.env['RTCTL_BENCH_ICOUNT_SHIFT'] === undefined
+    ? undefined
+    : Number(process.env['RTCTL_BENCH_ICOUNT_SHIFT']);
+// The exec loop's binary. Under icount a static one (busybox's `true` applet, copied to tmpfs): a dynamic
+// binary's exec opens ld.so and libc on the host's root (9p), and while the guest waits for the host the
+// virtual clock jumps to the next timer (sleep=off), which put 1.3x between the baseline's own rounds.
+const EXEC_BINARY = ICOUNT_SHIFT === undefined ? '/usr/bin/true' : '/bin/busybox';
 const POSTURES: Postures = { file: 'audit', network: 'audit', capabilities: 'audit' };
 
 function tableOf(rules: number, extra: string): RuleTableImage {
@@ -150,7 +161,7 @@ async function main(): Promise<void> {
   mkdirSync('/tmp/b/n0', { recursive: true });
   writeFileSync('/tmp/b/file', 'x');
   writeFileSync('/tmp/b/audited', 'x');
-  copyFileSync('/usr/bin/true', '/tmp/b/true');
+  copyFileSync(EXEC_BINARY, '/tmp/b/true');
   copyFileSync('/usr/bin/true', '/tmp/b/newly-blocked');
   const sleeper = spawnSync(
     'sh',
@@ -290,6 +301,8 @@ async function main(): Promise<void> {
     withDecisionCache: await profile(true),
     withoutDecisionCache: await profile(false),
     emptyProgram: await withEmptyProgram(() => profileRuns(() => void measureOpens(pid))),
+    // The send loop alone, with the plane (the two above cover the open and exec loops only).
+    sendLoop: await withPlane(true, () => profileRuns(() => void measureSends(pid))),
   };
   setBpfStats(statsWas === '1');
 
@@ -353,11 +366,19 @@ spec:
   const round3 = (x: number): number => +x.toFixed(3);
   const result = {
     bench: 'enforcer-bpf-lsm',
-    environment: {
-      accelerator: 'tcg',
-      kernel: execFileSync('uname', ['-r'], { encoding: 'utf8' }).trim(),
-      note: 'qemu TCG software emulation (no KVM), Debian 6.1 guest kernel with BPF-LSM: absolute times are meaningless and swing with the host load; compare the ratios, each side the best of alternating rounds',
-    },
+    environment:
+      ICOUNT_SHIFT === undefined
+        ? {
+            accelerator: 'tcg',
+            kernel: execFileSync('uname', ['-r'], { encoding: 'utf8' }).trim(),
+            note: 'qemu TCG software emulation (no KVM), Debian 6.1 guest kernel with BPF-LSM: absolute times are meaningless and swing with the host load; compare the ratios, each side the best of alternating rounds',
+          }
+        : {
+            accelerator: 'tcg,thread=single',
+            icount: `shift=${ICOUNT_SHIFT},sleep=off,align=off`,
+            kernel: execFileSync('uname', ['-r'], { encoding: 'utf8' }).trim(),
+            note: `qemu TCG with instruction counting: the guest's clocks advance ${2 ** ICOUNT_SHIFT} ns per guest instruction, so every time here (programs' nsPerRun too) is an instruction count and every ratio an instruction-count ratio, independent of the host's load; it does not see cache, TLB or branch-prediction effects (every instruction costs the same)`,
+          },
     rules: 1000,
     rounds: ROUNDS,
     chunks: CHUNKS,
@@ -401,7 +422,8 @@ spec:
       openLoops: { decisions: openDecisions, cacheHits: openCacheHits },
     },
     // run_cnt/run_time_ns per rt_* program (kernel.bpf_stats_enabled) over an open loop and an exec loop, repeated:
-    // nsPerRun is the least of the repetitions' (nsPerRunSamples); emptyProgram: the no-op file_open program.
+    // nsPerRun is the least of the repetitions' (nsPerRunSamples); emptyProgram: the no-op file_open program;
+    // sendLoop: the send loop's programs.
     programs,
     openClose: {
       iterations: OPENS,
@@ -411,6 +433,7 @@ spec:
     },
     exec: {
       iterations: EXECS,
+      binary: EXEC_BINARY,
       baselineMicros: base.execs.map(round3),
       bpfMicros: bpf.execs.map(round3),
     },

@@ -22,7 +22,36 @@ export interface GuestJob {
   cpus?: number;
   /** Called with serial console text as it arrives. */
   onConsole?: (text: string) => void;
+  /** Instruction-counted virtual time (see {@link GuestIcount}); absent: the guest's clocks follow the host. */
+  icount?: GuestIcount;
 }
+
+/**
+ * qemu's instruction counting: single-threaded TCG with `-icount shift=N,sleep=off,align=off`. The guest's
+ * clocks then advance by 2^shift ns per guest instruction executed (and jump over idle time), independent
+ * of the host's speed and load: a guest-timed loop measures guest instructions, every one costing the same
+ * (no cache, TLB or branch effects). vCPUs run round-robin on one host thread, and every vCPU's
+ * instructions advance the one virtual clock, so the guest gets one vCPU unless `cpus` says otherwise.
+ */
+export interface GuestIcount {
+  /** 0-10 (qemu's range): virtual nanoseconds per instruction = 2^shift. */
+  shift: number;
+}
+
+/** What {@link guestQemuArgs} needs: the prepared kernel, the stage-2 script and the shared directories. */
+export interface GuestQemuInput {
+  kernel: string;
+  initrd: string;
+  stage2: string;
+  outDir: string;
+  repoRoot: string;
+  memoryMiB?: number;
+  cpus?: number;
+  icount?: GuestIcount;
+}
+
+/** qemu's largest -icount shift (7.2 refuses 11: "Invalid shift value"). */
+export const MAX_ICOUNT_SHIFT = 10;
 
 /** The outcome of a guest run. `exitCode` is the command's, read back from the exchange share. */
 export interface GuestResult {
@@ -43,6 +72,53 @@ export function quoteShell(value: string): string {
 
 /** Active LSMs of the guest kernel: Debian's list with bpf added last. */
 const GUEST_LSMS = 'landlock,lockdown,yama,integrity,apparmor,bpf';
+
+/** The qemu command line of a guest run (pure: the same input gives the same arguments). Without `icount`
+ * it is the default boot's; with it, single-threaded TCG, `-icount shift=N,sleep=off,align=off` and one vCPU
+ * unless `cpus` is given. Rejects a shift outside qemu's 0-10. */
+export function guestQemuArgs(input: GuestQemuInput): string[] {
+  const icount = input.icount;
+  if (
+    icount !== undefined &&
+    !(Number.isInteger(icount.shift) && icount.shift >= 0 && icount.shift <= MAX_ICOUNT_SHIFT)
+  )
+    throw new RangeError(
+      `icount shift must be an integer from 0 to ${MAX_ICOUNT_SHIFT}, got ${String(icount.shift)}`,
+    );
+  const args = [
+    '-accel',
+    icount === undefined ? 'tcg' : 'tcg,thread=single',
+    '-cpu',
+    'max',
+    '-m',
+    `${input.memoryMiB ?? 2048}M`,
+    '-smp',
+    `${input.cpus ?? (icount === undefined ? 2 : 1)}`,
+    '-display',
+    'none',
+    '-monitor',
+    'none',
+    '-serial',
+    'stdio',
+    '-no-reboot',
+    '-nic',
+    'none',
+    '-kernel',
+    input.kernel,
+    '-initrd',
+    input.initrd,
+    '-append',
+    `console=ttyS0 panic=-1 loglevel=4 lsm=${GUEST_LSMS} rtctl.stage2=${input.stage2}`,
+    '-virtfs',
+    'local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap',
+    '-virtfs',
+    `local,path=${input.outDir},mount_tag=guestout,security_model=none,multidevs=remap`,
+    '-virtfs',
+    `local,path=${input.repoRoot},mount_tag=repo,security_model=none,readonly=on,multidevs=remap`,
+  ];
+  if (icount !== undefined) args.push('-icount', `shift=${icount.shift},sleep=off,align=off`);
+  return args;
+}
 
 /** Boots the guest, runs the job, powers off. Rejects when the guest fails to boot or to report. */
 export async function runInGuest(job: GuestJob): Promise<GuestResult> {
@@ -74,38 +150,16 @@ export async function runInGuest(job: GuestJob): Promise<GuestResult> {
   // /tmp) is shared once more on its own and mounted back at the same path.
   writeFileSync(path.join(outDir, 'repo-dir'), job.repoRoot);
 
-  const stage2 = path.join(job.repoRoot, 'test', 'guest', 'guest-stage2.sh');
-  const args = [
-    '-accel',
-    'tcg',
-    '-cpu',
-    'max',
-    '-m',
-    `${job.memoryMiB ?? 2048}M`,
-    '-smp',
-    `${job.cpus ?? 2}`,
-    '-display',
-    'none',
-    '-monitor',
-    'none',
-    '-serial',
-    'stdio',
-    '-no-reboot',
-    '-nic',
-    'none',
-    '-kernel',
-    guest.kernel,
-    '-initrd',
-    guest.initrd,
-    '-append',
-    `console=ttyS0 panic=-1 loglevel=4 lsm=${GUEST_LSMS} rtctl.stage2=${stage2}`,
-    '-virtfs',
-    'local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap',
-    '-virtfs',
-    `local,path=${outDir},mount_tag=guestout,security_model=none,multidevs=remap`,
-    '-virtfs',
-    `local,path=${job.repoRoot},mount_tag=repo,security_model=none,readonly=on,multidevs=remap`,
-  ];
+  const args = guestQemuArgs({
+    kernel: guest.kernel,
+    initrd: guest.initrd,
+    stage2: path.join(job.repoRoot, 'test', 'guest', 'guest-stage2.sh'),
+    outDir,
+    repoRoot: job.repoRoot,
+    ...(job.memoryMiB !== undefined ? { memoryMiB: job.memoryMiB } : {}),
+    ...(job.cpus !== undefined ? { cpus: job.cpus } : {}),
+    ...(job.icount !== undefined ? { icount: job.icount } : {}),
+  });
   let consoleText = '';
   let bootMs = 0;
   const timeoutMs = job.timeoutMs ?? 15 * 60_000;
