@@ -46,6 +46,71 @@ function postureOf(postures: Postures, op: Operation): 'a' | 'b' {
   return p === 'block' ? 'b' : 'a';
 }
 
+/** Runs the helper's `--decide` mode over the queries in `chunks`; its answer lines. */
+function askHelper(helper: string, chunks: readonly Buffer[]): string[] {
+  const r = spawnSync(helper, ['--decide'], {
+    input: Buffer.concat(chunks),
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout.split('\n').filter((l) => l !== '');
+}
+
+/** Adds the actors the rule set's fromSource entries name: each path, a child and a grandchild of each directory. */
+function addSourceActors(actors: Set<string | undefined>, ruleSet: RuleSet): void {
+  for (const p of ruleSet.policies)
+    for (const rule of p.rules)
+      for (const src of rule.fromSource) {
+        if (src.kind === 'path') actors.add(src.path);
+        else {
+          actors.add(`${src.dir}x`);
+          actors.add(`${src.dir}x/y`);
+        }
+      }
+}
+
+/**
+ * Asserts the oracle allows `operation` on `resource` without alert for every actor, both access modes,
+ * owners, terminals and postures (what an ignore mark assumes); `hides` names the mark in the message.
+ * Returns the number of decisions checked.
+ */
+function assertSilentForAll(
+  ruleSet: RuleSet,
+  workload: Parameters<typeof decideOperation>[1],
+  operation: Operation,
+  resource: string,
+  actors: ReadonlySet<string | undefined>,
+  hides: string,
+): number {
+  let checked = 0;
+  for (const actor of actors)
+    for (const write of [false, true])
+      for (const owner of [false, true])
+        for (const tty of [false, true])
+          for (const posture of ['block', 'audit'] as const) {
+            const op: OperationRequest = {
+              operation,
+              resource,
+              ...(actor === undefined ? {} : { executable: actor, parentExecutable: actor }),
+              write,
+              owner,
+              tty,
+            };
+            const d = decideOperation(ruleSet, workload, op, {
+              file: posture,
+              network: posture,
+              capabilities: posture,
+            });
+            checked++;
+            assert.ok(
+              d.allowed && (d.alert ?? null) === null,
+              `${hides} would hide ${JSON.stringify(d)} for ${JSON.stringify(op)}`,
+            );
+          }
+  return checked;
+}
+
 describe('fanotify helper lookup walk vs the decision oracle', function () {
   this.timeout(REAL_TOOL_TIMEOUT_MS);
   let helper = '';
@@ -125,13 +190,7 @@ describe('fanotify helper lookup walk vs the decision oracle', function () {
         policyNames.push(names);
       }
     });
-    const r = spawnSync(helper, ['--decide'], {
-      input: Buffer.concat(chunks),
-      encoding: 'utf8',
-      maxBuffer: 64 << 20,
-    });
-    assert.equal(r.status, 0, r.stderr);
-    const lines = r.stdout.split('\n').filter((l) => l !== '');
+    const lines = askHelper(helper, chunks);
     assert.equal(lines.length, expected.length, 'one answer per query');
     assert.ok(expected.length > 1000, `enough queries (${expected.length})`);
     let reported = 0;
@@ -189,13 +248,7 @@ describe('fanotify helper lookup walk vs the decision oracle', function () {
         asked.push({ ruleSet, scenario, op });
       }
     }
-    const r = spawnSync(helper, ['--decide'], {
-      input: Buffer.concat(chunks),
-      encoding: 'utf8',
-      maxBuffer: 64 << 20,
-    });
-    assert.equal(r.status, 0, r.stderr);
-    const lines = r.stdout.split('\n').filter((l) => l !== '');
+    const lines = askHelper(helper, chunks);
     assert.equal(lines.length, asked.length, 'one answer per query');
     let ignorable = 0;
     let checked = 0;
@@ -213,39 +266,15 @@ describe('fanotify helper lookup walk vs the decision oracle', function () {
         a.op.parentExecutable,
         '/bin/sh',
       ]);
-      for (const p of a.ruleSet.policies)
-        for (const rule of p.rules)
-          for (const src of rule.fromSource) {
-            if (src.kind === 'path') actors.add(src.path);
-            else {
-              actors.add(`${src.dir}x`);
-              actors.add(`${src.dir}x/y`);
-            }
-          }
-      for (const actor of actors)
-        for (const write of [false, true])
-          for (const owner of [false, true])
-            for (const tty of [false, true])
-              for (const posture of ['block', 'audit'] as const) {
-                const op: OperationRequest = {
-                  operation: a.op.operation,
-                  resource: a.op.resource,
-                  ...(actor === undefined ? {} : { executable: actor, parentExecutable: actor }),
-                  write,
-                  owner,
-                  tty,
-                };
-                const d = decideOperation(a.ruleSet, a.scenario.workload, op, {
-                  file: posture,
-                  network: posture,
-                  capabilities: posture,
-                });
-                checked++;
-                assert.ok(
-                  d.allowed && (d.alert ?? null) === null,
-                  `ignore mark would hide ${JSON.stringify(d)} for ${JSON.stringify(op)}`,
-                );
-              }
+      addSourceActors(actors, a.ruleSet);
+      checked += assertSilentForAll(
+        a.ruleSet,
+        a.scenario.workload,
+        a.op.operation,
+        a.op.resource,
+        actors,
+        'an ignore mark',
+      );
     });
     assert.ok(ignorable > 200, `enough ignorable operations (${ignorable})`);
     assert.ok(ignorable < asked.length, 'some operations are not ignorable');
@@ -304,13 +333,7 @@ describe('fanotify helper lookup walk vs the decision oracle', function () {
           asked.push({ scenario, cls, dir });
         }
     }
-    const r = spawnSync(helper, ['--decide'], {
-      input: Buffer.concat(chunks),
-      encoding: 'utf8',
-      maxBuffer: 64 << 20,
-    });
-    assert.equal(r.status, 0, r.stderr);
-    const lines = r.stdout.split('\n').filter((l) => l !== '');
+    const lines = askHelper(helper, chunks);
     assert.equal(lines.length, asked.length, 'one answer per query');
     let markable = 0;
     let checked = 0;
@@ -350,39 +373,17 @@ describe('fanotify helper lookup walk vs the decision oracle', function () {
                   matchedByPattern++;
                 }
               }
-          for (const src of rule.fromSource) {
-            if (src.kind === 'path') actors.add(src.path);
-            else {
-              actors.add(`${src.dir}x`);
-              actors.add(`${src.dir}x/y`);
-            }
-          }
         }
+      addSourceActors(actors, ruleSet);
       for (const name of names)
-        for (const actor of actors)
-          for (const write of [false, true])
-            for (const owner of [false, true])
-              for (const tty of [false, true])
-                for (const posture of ['block', 'audit'] as const) {
-                  const op: OperationRequest = {
-                    operation: a.cls,
-                    resource: `${a.dir}${name}`,
-                    ...(actor === undefined ? {} : { executable: actor, parentExecutable: actor }),
-                    write,
-                    owner,
-                    tty,
-                  };
-                  const d = decideOperation(ruleSet, a.scenario.workload, op, {
-                    file: posture,
-                    network: posture,
-                    capabilities: posture,
-                  });
-                  checked++;
-                  assert.ok(
-                    d.allowed && (d.alert ?? null) === null,
-                    `a mark on ${a.dir} would hide ${JSON.stringify(d)} for ${JSON.stringify(op)}`,
-                  );
-                }
+        checked += assertSilentForAll(
+          ruleSet,
+          a.scenario.workload,
+          a.cls,
+          `${a.dir}${name}`,
+          actors,
+          `a mark on ${a.dir}`,
+        );
     });
     assert.ok(markable > 300, `enough markable directories (${markable} of ${asked.length})`);
     assert.ok(markable < asked.length * 0.9, `some directories are refused (${markable} of ${asked.length})`);
