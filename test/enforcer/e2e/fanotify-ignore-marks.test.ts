@@ -73,8 +73,33 @@ const BLOCK_MOVED = policy(
  * whatever the program's name. */
 const NETWORK_ONLY = policy('network-only', '  network:\n    matchProtocols:\n    - protocol: raw', 'Block');
 
-describe('fanotify inode ignore marks on a real container (containerd + runc + busybox)', function () {
-  this.timeout(120000);
+type ImageFiles = Parameters<typeof startContainerd>[0];
+
+/** One real container under the fanotify plane, shared by the suites below: containerd + runc + busybox with
+ * `/ro` a read-only bind mount of a host folder, and the helper deciding for it. */
+interface ContainerFixture {
+  /** Applies these policies (and only these) to the container as the next generation. */
+  apply: (...policyTexts: string[]) => Promise<void>;
+  /** The decision oracle's answer for the policies last applied. */
+  oracle: (op: OperationRequest) => { allowed: boolean; action: string | null };
+  sh: (script: string) => Promise<{ code: number; stdout: string; stderr: string }>;
+  stats: () => Promise<DataPlaneStats>;
+  /** Decisions the helper took for `n` iterations of `body`, less those of the same script with none. */
+  decisionsFor: (body: string, n: number) => Promise<number>;
+}
+
+/**
+ * Registers the suite's `before` and `after` hooks: a private containerd, one container (labels `app: web` in
+ * `ns-a`) and the plane. `prepare` fills the host folder mounted at `/ro` and returns the files added to the
+ * image; `ready` runs once the plane is up.
+ */
+function containerFixture(spec: {
+  name: string;
+  timeoutMs: number;
+  prereqs?: [boolean, string][];
+  prepare(work: string, ro: string): ImageFiles;
+  ready?(f: ContainerFixture): Promise<void>;
+}): ContainerFixture {
   let cd: Containerd | undefined;
   let container: TestContainer | undefined;
   let plane: DataPlane | undefined;
@@ -84,56 +109,55 @@ describe('fanotify inode ignore marks on a real container (containerd + runc + b
   let texts: string[] = [];
   const workload: Workload = { kind: 'container', namespace: 'ns-a', labels: { app: 'web' }, nodeLabels: {} };
 
-  async function apply(...policyTexts: string[]): Promise<void> {
-    if (!plane || !container) throw new Error('not started');
-    texts = policyTexts;
-    await applyPolicies(
-      plane,
-      policyTexts.map((text, i) => ({ file: `p${i}.yaml`, text })),
-      container,
-      ++generation,
-    );
-  }
-
-  function oracle(op: OperationRequest): { allowed: boolean; action: string | null } {
-    const lint = lintTexts(texts.map((text, i) => ({ file: `p${i}.yaml`, text })));
-    const d = decideOperation(lint.ruleSet, workload, op, {});
-    return { allowed: d.allowed, action: d.alert?.Action ?? null };
-  }
-
-  async function sh(script: string): Promise<{ code: number; stdout: string; stderr: string }> {
-    if (!cd || !container) throw new Error('not started');
-    return cd.exec(container.id, ['/bin/sh', '-c', script]);
-  }
-
-  /** Decisions the helper took for `n` iterations of `body`, less those of the same script with none. */
-  async function decisionsFor(body: string, n: number): Promise<number> {
-    if (!plane) throw new Error('not started');
-    const loop = (count: number): string => `i=0; while [ $i -lt ${count} ]; do ${body}; i=$((i+1)); done`;
-    const a = await plane.stats();
-    assert.equal((await sh(loop(0))).code, 0);
-    const b = await plane.stats();
-    const r = await sh(loop(n));
-    assert.equal(r.code, 0, r.stderr);
-    const c = await plane.stats();
-    return c.decisions - b.decisions - (b.decisions - a.decisions);
-  }
+  const f: ContainerFixture = {
+    apply: async (...policyTexts) => {
+      if (!plane || !container) throw new Error('not started');
+      texts = policyTexts;
+      await applyPolicies(
+        plane,
+        policyTexts.map((text, i) => ({ file: `p${i}.yaml`, text })),
+        container,
+        ++generation,
+      );
+    },
+    oracle: (op) => {
+      const lint = lintTexts(texts.map((text, i) => ({ file: `p${i}.yaml`, text })));
+      const d = decideOperation(lint.ruleSet, workload, op, {});
+      return { allowed: d.allowed, action: d.alert?.Action ?? null };
+    },
+    sh: async (script) => {
+      if (!cd || !container) throw new Error('not started');
+      return cd.exec(container.id, ['/bin/sh', '-c', script]);
+    },
+    stats: async () => {
+      if (!plane) throw new Error('not started');
+      return plane.stats();
+    },
+    decisionsFor: async (body, n) => {
+      const loop = (count: number): string => `i=0; while [ $i -lt ${count} ]; do ${body}; i=$((i+1)); done`;
+      const a = await f.stats();
+      assert.equal((await f.sh(loop(0))).code, 0);
+      const b = await f.stats();
+      const r = await f.sh(loop(n));
+      assert.equal(r.code, 0, r.stderr);
+      const c = await f.stats();
+      return c.decisions - b.decisions - (b.decisions - a.decisions);
+    },
+  };
 
   before(async function () {
-    this.timeout(120000);
-    requirePrereqs(this, containerdPrereqs());
+    this.timeout(spec.timeoutMs);
+    requirePrereqs(this, [...containerdPrereqs(), ...(spec.prereqs ?? [])]);
     const helperPath = requireNativeArtifact(this, NativeArtifact.fanotifyHelper);
-    work = mkdtempSync(join(tmpdir(), 'rtctl-ignore-'));
+    work = mkdtempSync(join(tmpdir(), `rtctl-${spec.name}-`));
     socket = join(work, 'fan.sock');
     const ro = join(work, 'ro');
     mkdirSync(ro);
     chmodSync(work, 0o755);
-    writeFileSync(join(ro, 'hello.txt'), 'hello from a read-only mount\n');
-    writeFileSync(join(ro, 'ignore-tool'), '#!/bin/sh\necho tool-ran\n', { mode: 0o755 });
-    cd = await startContainerd({ [TOOL]: { mode: 0o755, content: '#!/bin/sh\necho tool-ran\n' } });
+    cd = await startContainerd(spec.prepare(work, ro));
     container = await cd.runContainer({
-      id: 'ignore-c',
-      pod: 'web-1',
+      id: `${spec.name}-c`,
+      pod: `${spec.name}-pod`,
       namespace: 'ns-a',
       container: 'web',
       labels: { app: 'web' },
@@ -146,6 +170,7 @@ describe('fanotify inode ignore marks on a real container (containerd + runc + b
       logger: pino({ level: 'silent' }),
     });
     await plane.start();
+    await spec.ready?.(f);
   });
 
   after(async function () {
@@ -154,6 +179,21 @@ describe('fanotify inode ignore marks on a real container (containerd + runc + b
     if (socket) await stopHelper(socket);
     await cd?.stop();
     if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  return f;
+}
+
+describe('fanotify inode ignore marks on a real container (containerd + runc + busybox)', function () {
+  this.timeout(120000);
+  const { apply, oracle, sh, stats, decisionsFor } = containerFixture({
+    name: 'ignore',
+    timeoutMs: 120000,
+    prepare: (_work, ro) => {
+      writeFileSync(join(ro, 'hello.txt'), 'hello from a read-only mount\n');
+      writeFileSync(join(ro, 'ignore-tool'), '#!/bin/sh\necho tool-ran\n', { mode: 0o755 });
+      return { [TOOL]: { mode: 0o755, content: '#!/bin/sh\necho tool-ran\n' } };
+    },
   });
 
   it('after an allow without alert on a read-only mount, the kernel stops asking for the file (no decision over a loop of opens)', async () => {
@@ -165,10 +205,10 @@ describe('fanotify inode ignore marks on a real container (containerd + runc + b
       owner: true,
     };
     assert.deepEqual(oracle(op), { allowed: true, action: null });
-    const before = await plane?.stats();
+    const before = await stats();
     const first = await sh(`cat ${RO_HELLO}`);
     assert.equal(first.stdout, 'hello from a read-only mount\n');
-    const after = await plane?.stats();
+    const after = await stats();
     assert.ok(
       (after?.ignoreMarks ?? 0) > (before?.ignoreMarks ?? 0),
       `an ignore mark was set (${JSON.stringify(after)})`,
@@ -179,9 +219,9 @@ describe('fanotify inode ignore marks on a real container (containerd + runc + b
 
   it('a Block after the mark denies the very next open (the state flushes every mark)', async () => {
     await apply(UNRELATED);
-    const s0 = await plane?.stats();
+    const s0 = await stats();
     assert.equal((await sh(`cat ${RO_HELLO}`)).code, 0);
-    const s1 = await plane?.stats();
+    const s1 = await stats();
     assert.ok((s1?.ignoreMarks ?? 0) > (s0?.ignoreMarks ?? 0), 'the file was marked');
     await apply(UNRELATED, BLOCK_HELLO);
     const op: OperationRequest = {
@@ -210,9 +250,9 @@ describe('fanotify inode ignore marks on a real container (containerd + runc + b
       owner: true,
     };
     assert.deepEqual(oracle(op), { allowed: true, action: 'Audit' });
-    const s0 = await plane?.stats();
+    const s0 = await stats();
     assert.equal((await sh(`cat ${RO_HELLO}`)).code, 0);
-    const s1 = await plane?.stats();
+    const s1 = await stats();
     assert.ok((s1?.reported ?? 0) > (s0?.reported ?? 0), 'the open was reported');
     const asked = await decisionsFor(`: < ${RO_HELLO}`, LOOPS);
     assert.ok(asked >= LOOPS, `every audited open is asked (${asked} of ${LOOPS})`);
@@ -254,9 +294,9 @@ describe('fanotify inode ignore marks on a real container (containerd + runc + b
       (await sh('cp /data/hello.txt /data/copy.txt && cp /data/hello.txt /data/copy2.txt')).code,
       0,
     );
-    const s0 = await plane?.stats();
+    const s0 = await stats();
     assert.equal((await sh('cat /data/copy.txt /data/copy2.txt')).code, 0);
-    const s1 = await plane?.stats();
+    const s1 = await stats();
     assert.equal(s1?.ignoreMarks, s0?.ignoreMarks, 'no mark on a file the workload can rename');
     assert.ok((s1?.ignoreRenamable ?? 0) > (s0?.ignoreRenamable ?? 0), `counted (${JSON.stringify(s1)})`);
     // Denied and reported by the helper (the shell's message is not relied on: `ctr tasks exec` has been seen
@@ -265,9 +305,9 @@ describe('fanotify inode ignore marks on a real container (containerd + runc + b
       ['renamed', 'mv /data/copy.txt /data/moved.txt && cat /data/moved.txt'],
       ['linked', 'ln /data/copy2.txt /data/linked.txt && cat /data/linked.txt'],
     ] as const) {
-      const before = await plane?.stats();
+      const before = await stats();
       const r = await sh(script);
-      const after = await plane?.stats();
+      const after = await stats();
       assert.notEqual(r.code, 0, `the ${what} file is denied: ${JSON.stringify(r)}`);
       assert.doesNotMatch(r.stdout, /hello/);
       assert.equal(
@@ -289,9 +329,9 @@ describe('fanotify inode ignore marks on a real container (containerd + runc + b
       allowed: true,
       action: null,
     });
-    const s0 = await plane?.stats();
+    const s0 = await stats();
     assert.equal((await sh(TOOL)).stdout, 'tool-ran\n');
-    const s1 = await plane?.stats();
+    const s1 = await stats();
     assert.ok((s1?.ignoreMarks ?? 0) > (s0?.ignoreMarks ?? 0), `the tool was marked (${JSON.stringify(s1)})`);
     const asked =
       (await decisionsFor(`${TOOL} >/dev/null`, LOOPS)) - (await decisionsFor('/bin/sh -c :', LOOPS));
@@ -300,10 +340,10 @@ describe('fanotify inode ignore marks on a real container (containerd + runc + b
 
   it('a file with several names (busybox applets are hard links) gets no inode mark: its directory is marked instead', async () => {
     await apply(UNRELATED);
-    const s0 = await plane?.stats();
+    const s0 = await stats();
     assert.equal((await sh('/bin/true')).code, 0);
     const asked = await decisionsFor('/bin/true', LOOPS);
-    const s1 = await plane?.stats();
+    const s1 = await stats();
     assert.equal(s1?.ignoreMarks, s0?.ignoreMarks, `no inode mark on /bin/true (${JSON.stringify(s1)})`);
     assert.ok(
       (s1?.dirIgnoreMarks ?? 0) > (s0?.dirIgnoreMarks ?? 0),
@@ -331,55 +371,47 @@ const RENAME = '/usr/local/bin/rename-probe';
 
 describe('fanotify directory ignore marks on a real container (overlay root: containerd + runc + busybox)', function () {
   this.timeout(180000);
-  let cd: Containerd | undefined;
-  let container: TestContainer | undefined;
-  let plane: DataPlane | undefined;
-  let work = '';
-  let socket = '';
-  let generation = 0;
-  let texts: string[] = [];
-  const workload: Workload = { kind: 'container', namespace: 'ns-a', labels: { app: 'web' }, nodeLabels: {} };
+  const {
+    apply,
+    sh,
+    stats,
+    decisionsFor,
+    oracle: decide,
+  } = containerFixture({
+    name: 'dirmarks',
+    timeoutMs: 180000,
+    prereqs: [[hasCommand('cc'), 'cc (gcc)']],
+    prepare: (work, ro) => {
+      const probe = join(work, 'rename-probe');
+      execFileSync('cc', [
+        '-static',
+        '-O2',
+        '-Wall',
+        '-o',
+        probe,
+        join(REPO_ROOT, 'test/enforcer/e2e/rename-probe.c'),
+      ]);
+      // A read-only mount holding one file under two names (a hard link): never an inode mark.
+      writeFileSync(join(ro, 'one.txt'), 'one file, two names\n');
+      linkSync(join(ro, 'one.txt'), join(ro, 'two.txt'));
+      return {
+        [RENAME]: { mode: 0o755, content: readFileSync(probe) },
+        // Directories of the image's (lower) layer, each for one test that changes it.
+        '/moved/f.txt': 'in a lower directory\n',
+        '/remade/f.txt': 'in a lower directory\n',
+      };
+    },
+    ready: async (f) => {
+      assert.equal((await f.sh('mkdir -p /secret')).code, 0);
+    },
+  });
 
-  async function apply(...policyTexts: string[]): Promise<void> {
-    if (!plane || !container) throw new Error('not started');
-    texts = policyTexts;
-    await applyPolicies(
-      plane,
-      policyTexts.map((text, i) => ({ file: `p${i}.yaml`, text })),
-      container,
-      ++generation,
-    );
-  }
-
+  /** The oracle's answer for a read of `resource` by its owner. */
   function oracle(
     resource: string,
     operation: Operation = Operation.File,
   ): { allowed: boolean; action: string | null } {
-    const lint = lintTexts(texts.map((text, i) => ({ file: `p${i}.yaml`, text })));
-    const d = decideOperation(lint.ruleSet, workload, { operation, resource, write: false, owner: true }, {});
-    return { allowed: d.allowed, action: d.alert?.Action ?? null };
-  }
-
-  async function sh(script: string): Promise<{ code: number; stdout: string; stderr: string }> {
-    if (!cd || !container) throw new Error('not started');
-    return cd.exec(container.id, ['/bin/sh', '-c', script]);
-  }
-
-  async function stats(): Promise<DataPlaneStats> {
-    if (!plane) throw new Error('not started');
-    return plane.stats();
-  }
-
-  /** Decisions the helper took for `n` iterations of `body`, less those of the same script with none. */
-  async function decisionsFor(body: string, n: number): Promise<number> {
-    const loop = (count: number): string => `i=0; while [ $i -lt ${count} ]; do ${body}; i=$((i+1)); done`;
-    const a = await stats();
-    assert.equal((await sh(loop(0))).code, 0);
-    const b = await stats();
-    const r = await sh(loop(n));
-    assert.equal(r.code, 0, r.stderr);
-    const c = await stats();
-    return c.decisions - b.decisions - (b.decisions - a.decisions);
+    return decide({ operation, resource, write: false, owner: true });
   }
 
   /** `cat` of `file` is denied by the helper: a non-zero exit, no content, one Block reported. */
@@ -392,59 +424,6 @@ describe('fanotify directory ignore marks on a real container (overlay root: con
     assert.equal(r.stdout, '', `${what}: nothing read`);
     assert.equal(after.reported - before.reported, 1, `${what}: one Block reported`);
   }
-
-  before(async function () {
-    this.timeout(180000);
-    requirePrereqs(this, [...containerdPrereqs(), [hasCommand('cc'), 'cc (gcc)']]);
-    const helperPath = requireNativeArtifact(this, NativeArtifact.fanotifyHelper);
-    work = mkdtempSync(join(tmpdir(), 'rtctl-dirmarks-'));
-    socket = join(work, 'fan.sock');
-    const probe = join(work, 'rename-probe');
-    execFileSync('cc', [
-      '-static',
-      '-O2',
-      '-Wall',
-      '-o',
-      probe,
-      join(REPO_ROOT, 'test/enforcer/e2e/rename-probe.c'),
-    ]);
-    // A read-only mount holding one file under two names (a hard link): never an inode mark.
-    const ro = join(work, 'ro');
-    mkdirSync(ro);
-    chmodSync(work, 0o755);
-    writeFileSync(join(ro, 'one.txt'), 'one file, two names\n');
-    linkSync(join(ro, 'one.txt'), join(ro, 'two.txt'));
-    cd = await startContainerd({
-      [RENAME]: { mode: 0o755, content: readFileSync(probe) },
-      // Directories of the image's (lower) layer, each for one test that changes it.
-      '/moved/f.txt': 'in a lower directory\n',
-      '/remade/f.txt': 'in a lower directory\n',
-    });
-    container = await cd.runContainer({
-      id: 'dirmarks-c',
-      pod: 'web-2',
-      namespace: 'ns-a',
-      container: 'web',
-      labels: { app: 'web' },
-      mounts: [{ source: ro, destination: RO }],
-    });
-    plane = createFanotifyPlane({
-      helperPath,
-      socketPath: socket,
-      helperLogPath: join(work, 'helper.log'),
-      logger: pino({ level: 'silent' }),
-    });
-    await plane.start();
-    assert.equal((await sh('mkdir -p /secret')).code, 0);
-  });
-
-  after(async function () {
-    this.timeout(60000);
-    await plane?.stop({ keepEnforcing: false });
-    if (socket) await stopHelper(socket);
-    await cd?.stop();
-    if (work) rmSync(work, { recursive: true, force: true });
-  });
 
   it('after the first open in a merged directory, opens of its files and of a new file in it are not asked', async () => {
     await apply(SECRET);
