@@ -184,7 +184,9 @@ export function createContainerEvents(options: ContainerEventsOptions): Containe
     settleTimer = undefined;
     if (stats.up || stopped) return;
     stats.up = true;
-    if (failuresLogged > 0) logger.info({ starts: stats.starts }, 'containerd event stream is back');
+    if (failuresLogged > 0 || stats.starts > 1)
+      logger.info({ starts: stats.starts }, 'containerd event stream is back');
+    else logger.info('following containerd events');
     failuresLogged = 0;
     handlers?.up();
   };
