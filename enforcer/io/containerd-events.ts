@@ -21,23 +21,25 @@ export interface ContainerdEvent {
 /** A parsed line, or why it could not be parsed. */
 export type ParsedEventLine = { ok: true; event: ContainerdEvent } | { ok: false; reason: string };
 
-/** Topics after which the running containers (or what the lister reads of them) may differ. */
+/**
+ * Topics after which the running containers (or what the lister reads of them) may differ. The lister lists
+ * running tasks only, so `/containers/create` and `/containers/delete` (always before a task starts, after it
+ * was deleted) change nothing, and it reads a container's record once, so `/containers/update` would not either.
+ * A paused task is not listed (not RUNNING): pause and resume change the list.
+ */
 export const CONTAINER_TOPICS: readonly string[] = [
   '/tasks/start',
   '/tasks/exit',
   '/tasks/delete',
   '/tasks/paused',
   '/tasks/resumed',
-  '/containers/create',
-  '/containers/update',
-  '/containers/delete',
   '/images/create',
   '/images/update',
   '/images/delete',
 ];
 
 /** The same topics as one containerd filter regular expression (`ctr events` filters on the server). */
-const TOPIC_FILTER = '^/(tasks/(start|exit|delete|paused|resumed)|containers/|images/)';
+const TOPIC_FILTER = '^/(tasks/(start|exit|delete|paused|resumed)|images/)';
 
 const TIME_PART = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)? \S+ \S+ /;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,75}$/;
