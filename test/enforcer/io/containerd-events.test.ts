@@ -210,15 +210,14 @@ describe('containerd event follower (stand-in ctr: a shell script)', function ()
   });
 
   it('turns a burst of 1 000 events into two reconciles: one at the first event, one queued', async () => {
-    let trigger: ReturnType<typeof createRefreshTrigger> | undefined;
     const sawAtStart: number[] = [];
     const job = async (): Promise<void> => {
       sawAtStart.push(stats().changes);
       // A reconcile slower than the burst: every other event arrives while it runs.
       await until('the whole burst', () => stats().changes === 1000);
     };
-    trigger = createRefreshTrigger(job, (err) => assert.fail(String(err)));
-    const request = (): void => trigger?.request();
+    const trigger = createRefreshTrigger(job, (err) => assert.fail(String(err)));
+    const request = (): void => trigger.request();
     const seen = follow('burst', pino({ level: 'silent' }), {}, request, request);
     await until('1 000 changes', () => seen.changes === 1000);
     await trigger.idle();
