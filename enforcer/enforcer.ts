@@ -14,7 +14,11 @@ import {
   type PolicyEnforcement,
 } from '../compiler/enforcement/summarize-enforcement.js';
 import type { ContainerLister } from './io/containerd-workloads.js';
-import { createRefreshTrigger, type ContainerEvents } from './io/containerd-events.js';
+import {
+  createRefreshTrigger,
+  type ContainerEvents,
+  type ContainerEventStats,
+} from './io/containerd-events.js';
 import { buildAlertRecord, eventTimeMs } from './alerts/alert-record.js';
 import type { AlertHub } from './alerts/alert-hub.js';
 import type { AlertLog, AlertLogStats } from './io/alert-log.js';
@@ -63,6 +67,8 @@ export interface EnforcerStatus {
   /** Per policy: the rules the running plane enforces, audits only, or cannot enforce (docs/enforcement.md). */
   enforcement: PolicyEnforcement[];
   alertLog?: AlertLogStats;
+  /** containerd's event stream, when followed: up or not, clients started, events, lines refused. */
+  containerEvents?: ContainerEventStats;
   /** True once enforcement was released (`rtctl uninstall`); the process stays up until deleted. */
   released?: boolean;
 }
@@ -350,6 +356,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
           summarizeEnforcement(p, options.enforcementTarget, plane.unavailableForms),
         ),
         ...(log ? { alertLog: log.stats() } : {}),
+        ...(options.containerEvents ? { containerEvents: options.containerEvents.stats() } : {}),
         ...(released ? { released: true } : {}),
       };
     },

@@ -158,8 +158,10 @@ async function measureMode(
     if (mode.name === 'events')
       await until(
         'the event stream up',
-        () =>
-          Promise.resolve(/following containerd events/.test(enforcer?.stderr() ?? '') ? true : undefined),
+        async () => {
+          const s = await getJson<EnforcerStatus>(`${url}/status`);
+          return s.containerEvents?.up === true ? true : undefined;
+        },
         30000,
       );
     await sleep(1000);

@@ -92,9 +92,7 @@ describe('container discovery from containerd events (containerd + runc, ctr eve
       '--resync-ms',
       '60000',
     ]);
-    await until('the event stream up', () =>
-      /following containerd events/.test(enforcer?.stderr() ?? '') ? true : undefined,
-    );
+    await waitForStatus(enforcer.url, (s) => s.containerEvents?.up === true, EVENT_PATH_MS);
   });
 
   after(async function () {
@@ -163,6 +161,10 @@ describe('container discovery from containerd events (containerd + runc, ctr eve
     await until('the stream back', () =>
       /containerd event stream is back/.test(enforcer?.stderr() ?? '') ? true : undefined,
     );
+    const status = await waitForStatus(enforcer.url, (s) => s.containerEvents?.up === true);
+    assert.equal(status.containerEvents?.starts, 2);
+    assert.equal(status.containerEvents?.malformed, 0);
+    assert.ok((status.containerEvents?.changes ?? 0) >= 3, 'late-1 start, exit and delete at least');
     // And the new client carries events: a third container is found without a resync.
     await cd.runContainer({
       id: 'late-3',
