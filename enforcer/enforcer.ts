@@ -126,7 +126,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
       return relisting;
     }
     listing = (async () => {
-      if (snapshot === undefined || stopped) return;
+      if (snapshot === undefined || stopped || released) return;
       const podLabels = snapshot.podLabels;
       try {
         containers = await options.containers.list(
@@ -322,7 +322,7 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
       released = true;
       if (poll) clearTimeout(poll);
       await options.containerEvents?.stop();
-      await refresh.idle();
+      // A reconcile still listing (ctr can wait 10 s for an absent containerd) applies nothing once it is done.
       await running;
       await plane.stop({ keepEnforcing: false });
       logger.info('enforcement released; staying up until stopped');
@@ -365,7 +365,6 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
       if (poll) clearTimeout(poll);
       await options.containerEvents?.stop();
       await options.source.stop();
-      await refresh.idle();
       await running;
       if (!released) await plane.stop({ keepEnforcing });
       await eventsDone;

@@ -5,7 +5,7 @@
 // exited, printed what cannot be parsed) it is restarted with bounded backoff and a full list follows once it
 // is back. Memory is bounded: a line longer than the limit is skipped (counted, and answered with a full list),
 // and events only set a flag of the coalescing trigger (createRefreshTrigger), whatever their rate.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import type { Logger } from 'pino';
 
 /** One event as `ctr events` prints it: `<time> <namespace> <topic> <JSON payload>`. */
@@ -93,7 +93,7 @@ export function isContainerChange(event: ContainerdEvent, namespaces: ReadonlySe
 
 /** Counters of the follower (`stats()`). */
 export interface ContainerEventStats {
-  /** Whether the stream is up (the client has run for `settleMs`, or printed an event). */
+  /** Whether the stream is up (containerd answered and the client has run for `settleMs`, or it printed an event). */
   up: boolean;
   /** Clients started, the first included. */
   starts: number;
@@ -129,7 +129,10 @@ export interface ContainerEventsOptions {
   command?: readonly string[];
   /** A line longer than this is skipped (default 64 KiB). */
   maxLineBytes?: number;
-  /** The stream counts as up once the client has run this long without failing (default 1000 ms). */
+  /**
+   * The stream counts as up once the client has run this long without failing and `<client> -a <socket>
+   * version` answered (containerd serves the socket), or once it printed an event (default 1000 ms).
+   */
   settleMs?: number;
   /** First restart delay, doubled on every failure up to `maxBackoffMs` (defaults 250 ms, 30 s). */
   backoffMs?: number;
@@ -175,6 +178,8 @@ export function createContainerEvents(options: ContainerEventsOptions): Containe
   let child: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();
   let settleTimer: NodeJS.Timeout | undefined;
+  /** The `version` call that tells whether containerd answers, while it runs. */
+  let probe: ChildProcess | undefined;
   let restartTimer: NodeJS.Timeout | undefined;
   let backoff = firstBackoff;
   let stopped = false;
@@ -219,6 +224,7 @@ export function createContainerEvents(options: ContainerEventsOptions): Containe
       done = true;
       if (settleTimer !== undefined) clearTimeout(settleTimer);
       settleTimer = undefined;
+      probe?.kill('SIGKILL');
       proc.stdout?.removeAllListeners('data');
       proc.stderr?.removeAllListeners('data');
       if (child === proc) child = undefined;
@@ -304,7 +310,21 @@ export function createContainerEvents(options: ContainerEventsOptions): Containe
     proc.stderr?.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_KEPT);
     });
-    settleTimer = setTimeout(markUp, settleMs);
+    // `ctr events` says nothing once subscribed, and waits up to 10 s to dial an absent containerd: alive is not
+    // up. The stream counts as up once containerd answered on the socket and the client still runs.
+    let settled = false;
+    let reachable = false;
+    probe = execFile(command, [...prefix, '-a', options.socket, 'version'], { timeout: 15_000 }, (err) => {
+      probe = undefined;
+      if (done || err !== null) return;
+      reachable = true;
+      if (settled) markUp();
+    });
+    settleTimer = setTimeout(() => {
+      settleTimer = undefined;
+      settled = true;
+      if (reachable) markUp();
+    }, settleMs);
   };
 
   const ended = (reason: string, startedAt: number): void => {

@@ -125,6 +125,12 @@ async function until(what: string, ok: () => boolean, ms = 10000): Promise<void>
 const STAND_IN = `#!/bin/sh
 # Stand-in for \`ctr\`: prints event lines as the test's mode asks, then waits like \`ctr events\` does.
 mode=$1; state=$2; shift 2
+if [ "$3" = version ]; then
+  echo "$mode" >> "$state/probes"
+  # Whether containerd answers: not in the unreachable mode (ctr's words after its dial timeout).
+  [ "$mode" = unreachable ] && { echo 'ctr: failed to dial "/run/stand-in.sock": context deadline exceeded' >&2; exit 1; }
+  exit 0
+fi
 echo "$@" >> "$state/args"
 n=$(cat "$state/starts" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$state/starts"
 echo $$ > "$state/pid"
@@ -300,6 +306,19 @@ describe('containerd event follower (stand-in ctr: a shell script)', function ()
     const after = stats().starts;
     await sleep(300);
     assert.equal(stats().starts, after, 'no restart after stop');
+  });
+
+  it('does not count a client that is still dialing an absent containerd as up', async () => {
+    const seen = follow('unreachable', pino({ level: 'silent' }), { settleMs: 50 });
+    await until(
+      'the client started and containerd asked',
+      () => starts() === 1 && existsSync(join(dir, 'probes')),
+    );
+    // The probe's answer (a failure) and five settle periods: still not up, though the client runs.
+    await sleep(250);
+    assert.equal(stats().up, false);
+    assert.equal(seen.ups, 0);
+    assert.equal(stats().starts, 1);
   });
 
   it('stop kills the client and reaps it (no zombie), and starts nothing after', async () => {
