@@ -314,17 +314,23 @@ export function createContainerEvents(options: ContainerEventsOptions): Containe
     // up. The stream counts as up once containerd answered on the socket and the client still runs.
     let settled = false;
     let reachable = false;
-    probe = execFile(command, [...prefix, '-a', options.socket, 'version'], { timeout: 15_000 }, (err) => {
-      probe = undefined;
-      if (done || err !== null) return;
-      reachable = true;
-      if (settled) markUp();
-    });
+    const asked = execFile(
+      command,
+      [...prefix, '-a', options.socket, 'version'],
+      { timeout: 15_000 },
+      (err) => {
+        if (probe === asked) probe = undefined;
+        if (done || err !== null) return;
+        reachable = true;
+        if (settled) markUp();
+      },
+    );
     settleTimer = setTimeout(() => {
       settleTimer = undefined;
       settled = true;
       if (reachable) markUp();
     }, settleMs);
+    probe = asked;
   };
 
   const ended = (reason: string, startedAt: number): void => {
