@@ -27,6 +27,7 @@ import { readAlertLogSince, type HistoryBoundary } from './io/alert-log-since.js
 import { openAlertLog, type AlertLog } from './io/alert-log.js';
 import { readAlertLogTail } from './io/alert-log-tail.js';
 import { createContainerdLister } from './io/containerd-workloads.js';
+import { createContainerEvents } from './io/containerd-events.js';
 import { createDirectoryPolicySource } from './io/directory-policy-source.js';
 import { createKubernetesPolicySource } from './kubernetes/kubernetes-policy-source.js';
 import { createNodeStatusReporting, type NodeStatusReporting } from './kubernetes/node-status-reporting.js';
@@ -258,6 +259,16 @@ async function runEnforcer(flags: EnforcerFlags & { alertOutput?: string[] }): P
         nonKubernetesNamespace: config.nonKubernetesNamespace,
         logger,
       }),
+      ...(config.containerDiscovery === 'events'
+        ? {
+            containerEvents: createContainerEvents({
+              socket: config.containerdSocket,
+              namespaces: config.containerdNamespaces,
+              logger,
+            }),
+            resyncMs: config.resyncMs,
+          }
+        : {}),
       plane,
       enforcementTarget,
       hub,
@@ -604,7 +615,21 @@ export function registerEnforcerCommands(program: Command): void {
     .option('--alert-log <file>', 'append every alert to this NDJSON file (and replay its tail on start)')
     .option('--alert-log-max-bytes <size>', 'rotate the alert log at this size (bytes, or 64M, 1G)', '64M')
     .option('--alert-log-files <n>', 'alert log files kept, the one being written included', '5')
-    .option('--poll-ms <ms>', 'workload poll period', '1000')
+    .option(
+      '--poll-ms <ms>',
+      'container list period with --container-discovery poll, or while the event stream is down',
+      '1000',
+    )
+    .option(
+      '--container-discovery <mode>',
+      'events: follow containerd events (ctr events), list on each change; poll: list every --poll-ms only',
+      'events',
+    )
+    .option(
+      '--resync-ms <ms>',
+      'with events: a full container list at least this often (the safety net)',
+      '30000',
+    )
     .option(
       '--namespace <ns>',
       'install namespace of the node report and the release request (--kubernetes; default $POD_NAMESPACE or rtctl-system)',

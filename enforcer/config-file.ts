@@ -84,6 +84,8 @@ export const ENFORCER_CONFIG_SCHEMA = {
           items: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$', maxLength: 76 },
         },
         nonKubernetesNamespace: namespaceName,
+        discovery: { type: 'string', enum: ['events', 'poll'] },
+        resyncMs: { type: 'integer', minimum: 1000, maximum: 3600000 },
       },
     },
     alertLog: {
@@ -318,6 +320,8 @@ function toFlags(doc: Doc, problems: Problem[], lookupGroup: typeof lookupGroupI
     flags.containerdNamespace = (containers['namespaces'] as string[]).join(',');
   if (typeof containers?.['nonKubernetesNamespace'] === 'string')
     flags.nonKubernetesNamespace = containers['nonKubernetesNamespace'];
+  if (typeof containers?.['discovery'] === 'string') flags.containerDiscovery = containers['discovery'];
+  if (typeof containers?.['resyncMs'] === 'number') flags.resyncMs = String(containers['resyncMs']);
   const alertLog = get(doc, 'alertLog');
   if (typeof alertLog?.['path'] === 'string') flags.alertLog = alertLog['path'];
   const maxBytes = alertLog?.['maxBytes'];

@@ -40,6 +40,12 @@ export interface EnforcerConfig {
   alertLogMaxBytes: number;
   alertLogFiles: number;
   pollMs: number;
+  /**
+   * How containers are found: `events` follows containerd's event stream (full list every `resyncMs`, and
+   * every `pollMs` while the stream is down); `poll` lists every `pollMs` only.
+   */
+  containerDiscovery: ContainerDiscovery;
+  resyncMs: number;
   /** On exit, stop enforcing too (default: the data plane keeps enforcing across restarts). */
   releaseOnExit: boolean;
   /** Kubernetes mode: the node report and the release request (install namespace, write bounds). */
@@ -47,6 +53,10 @@ export interface EnforcerConfig {
   /** Host postures (protect or audit mode) and namespace default postures. */
   postures: PostureSettings;
 }
+
+/** Ways of finding containers (`--container-discovery`). */
+export const CONTAINER_DISCOVERY = ['events', 'poll'] as const;
+export type ContainerDiscovery = (typeof CONTAINER_DISCOVERY)[number];
 
 /** Install namespace when neither --namespace nor POD_NAMESPACE gives one. */
 export const DEFAULT_INSTALL_NAMESPACE = 'rtctl-system';
@@ -71,6 +81,8 @@ export interface EnforcerFlags {
   alertLogMaxBytes?: string;
   alertLogFiles?: string;
   pollMs: string;
+  containerDiscovery?: string;
+  resyncMs?: string;
   releaseOnExit?: boolean;
   namespace?: string;
   statusIntervalMs?: string;
@@ -162,6 +174,11 @@ export function readEnforcerConfig(
   const pollMs = Number(flags.pollMs);
   if (!Number.isFinite(pollMs) || pollMs < 50)
     throw new ConfigError('--poll-ms: a number of milliseconds >= 50');
+  const containerDiscovery = flags.containerDiscovery ?? 'events';
+  if (!(CONTAINER_DISCOVERY as readonly string[]).includes(containerDiscovery))
+    throw new ConfigError(
+      `--container-discovery: one of ${CONTAINER_DISCOVERY.join(', ')}, got "${containerDiscovery}"`,
+    );
   const containerdNamespaces = [
     ...new Set(
       flags.containerdNamespace
@@ -207,6 +224,9 @@ export function readEnforcerConfig(
         ? ALERT_LOG_DEFAULTS.maxFiles
         : parseCount('--alert-log-files', flags.alertLogFiles, 1, 1000),
     pollMs,
+    containerDiscovery: containerDiscovery as ContainerDiscovery,
+    resyncMs:
+      flags.resyncMs === undefined ? 30_000 : parseCount('--resync-ms', flags.resyncMs, 1000, 3_600_000),
     releaseOnExit: flags.releaseOnExit === true,
     nodeStatus: {
       namespace: flags.namespace ?? env['POD_NAMESPACE'] ?? DEFAULT_INSTALL_NAMESPACE,

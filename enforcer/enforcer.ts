@@ -1,6 +1,8 @@
 // The enforcer's control loop: policy source → workload identity → node state (rule table + policy sets)
 // → data plane; data-plane events → alert records → alert hub (and an optional NDJSON alert log).
-// Reconciles on every policy change and on a workload poll; applies a new state only when it differs.
+// Reconciles on every policy change, on containerd's events (when followed) and on a workload poll; applies a
+// new state only when it differs. With events the poll is a slow resync, and falls back to the poll period
+// while the event stream is down.
 // Start-up releases what it started when a later step fails: the data plane is stopped (and released
 // unless it was already enforcing a state kept from a previous run), the policy source closed.
 import type { Logger } from 'pino';
@@ -12,6 +14,11 @@ import {
   type PolicyEnforcement,
 } from '../compiler/enforcement/summarize-enforcement.js';
 import type { ContainerLister } from './io/containerd-workloads.js';
+import {
+  createRefreshTrigger,
+  type ContainerEvents,
+  type ContainerEventStats,
+} from './io/containerd-events.js';
 import { buildAlertRecord, eventTimeMs } from './alerts/alert-record.js';
 import type { AlertHub } from './alerts/alert-hub.js';
 import type { AlertLog, AlertLogStats } from './io/alert-log.js';
@@ -33,8 +40,12 @@ export interface EnforcerOptions {
   postureSettings?: PostureSettings;
   /** Node labels when the source gives none (directory mode). */
   nodeLabels: Record<string, string>;
-  /** Workload poll period, ms. */
+  /** Workload poll period, ms (without `containerEvents`, or while their stream is down). */
   pollMs: number;
+  /** containerd's event stream: a container is listed when it starts, not at the next poll. */
+  containerEvents?: ContainerEvents;
+  /** With `containerEvents` up: the full list's period, ms (the safety net; default 30 000). */
+  resyncMs?: number;
   /** Append every alert here as NDJSON (opened, and its tail replayed into the hub, by the caller). */
   alertLog?: AlertLog;
   /** Called after each reconcile with the snapshot whose state the plane has in force (the node report). */
@@ -56,6 +67,8 @@ export interface EnforcerStatus {
   /** Per policy: the rules the running plane enforces, audits only, or cannot enforce (docs/enforcement.md). */
   enforcement: PolicyEnforcement[];
   alertLog?: AlertLogStats;
+  /** containerd's event stream, when followed: up or not, clients started, events, lines refused. */
+  containerEvents?: ContainerEventStats;
   /** True once enforcement was released (`rtctl uninstall`); the process stays up until deleted. */
   released?: boolean;
 }
@@ -82,6 +95,8 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
   let current: NodeState | undefined;
   let generation = 0;
   let poll: NodeJS.Timeout | undefined;
+  /** Whether containerd's event stream is up (the poll then runs at the resync period). */
+  let streamUp = false;
   let running: Promise<void> = Promise.resolve();
   const log = options.alertLog;
   let stopped = false;
@@ -96,13 +111,22 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
   let listFailing = false;
 
   /**
-   * Lists the containers (one listing at a time). It runs outside the build-and-apply chain, so a policy
-   * change never waits behind a listing (`ctr` takes tens of milliseconds); the next apply uses the list.
+   * Lists the containers (one listing at a time, at most one queued: a caller arriving during a listing gets
+   * the next one, which starts after whatever made it ask). It runs outside the build-and-apply chain, so a
+   * policy change never waits behind a listing (`ctr` takes tens of milliseconds); the next apply uses the list.
    */
   let listing: Promise<void> | undefined;
+  let relisting: Promise<void> | undefined;
   const listContainers = (): Promise<void> => {
-    listing ??= (async () => {
-      if (snapshot === undefined || stopped) return;
+    if (listing !== undefined) {
+      relisting ??= listing.then(() => {
+        relisting = undefined;
+        return listContainers();
+      });
+      return relisting;
+    }
+    listing = (async () => {
+      if (snapshot === undefined || stopped || released) return;
       const podLabels = snapshot.podLabels;
       try {
         containers = await options.containers.list(
@@ -168,6 +192,22 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
       running = p.catch((err: unknown) => logger.error({ err }, 'reconcile failed'));
       return p;
     });
+  };
+
+  /** Event- and poll-driven reconciles: one in flight, at most one queued, whatever the rate of requests. */
+  const refresh = createRefreshTrigger(
+    () => reconcile(),
+    (err: unknown) => logger.error({ err }, 'reconcile failed'),
+  );
+  const schedulePoll = (): void => {
+    if (poll) clearTimeout(poll);
+    if (stopped || released) return;
+    const period =
+      options.containerEvents !== undefined && streamUp ? (options.resyncMs ?? 30_000) : options.pollMs;
+    poll = setTimeout(() => {
+      refresh.request();
+      schedulePoll();
+    }, period);
   };
 
   const consumeEvents = async (): Promise<void> => {
@@ -262,13 +302,27 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
         throw err;
       }
       eventsDone = consumeEvents().catch((err: unknown) => logger.error({ err }, 'event stream failed'));
-      poll = setInterval(() => void reconcile(), options.pollMs);
+      schedulePoll();
+      options.containerEvents?.start({
+        change: () => refresh.request(),
+        up: () => {
+          streamUp = true;
+          refresh.request();
+          schedulePoll();
+        },
+        down: () => {
+          streamUp = false;
+          schedulePoll();
+        },
+      });
     },
     reconcile,
     async release() {
       if (released || stopped) return;
       released = true;
-      if (poll) clearInterval(poll);
+      if (poll) clearTimeout(poll);
+      await options.containerEvents?.stop();
+      // A reconcile still listing (ctr can wait 10 s for an absent containerd) applies nothing once it is done.
       await running;
       await plane.stop({ keepEnforcing: false });
       logger.info('enforcement released; staying up until stopped');
@@ -302,12 +356,14 @@ export function createEnforcer(options: EnforcerOptions): Enforcer {
           summarizeEnforcement(p, options.enforcementTarget, plane.unavailableForms),
         ),
         ...(log ? { alertLog: log.stats() } : {}),
+        ...(options.containerEvents ? { containerEvents: options.containerEvents.stats() } : {}),
         ...(released ? { released: true } : {}),
       };
     },
     async stop({ keepEnforcing }) {
       stopped = true;
-      if (poll) clearInterval(poll);
+      if (poll) clearTimeout(poll);
+      await options.containerEvents?.stop();
       await options.source.stop();
       await running;
       if (!released) await plane.stop({ keepEnforcing });

@@ -38,6 +38,8 @@ containers:
   socket: /run/containerd/containerd.sock
   namespaces: [k8s.io, default, moby]
   nonKubernetesNamespace: hosts
+  discovery: poll
+  resyncMs: 60000
 alertLog:
   path: /var/log/rtctl/alerts.jsonl
   maxBytes: 16M
@@ -94,6 +96,8 @@ describe('enforcer configuration file', () => {
     });
     assert.deepEqual(config.containerdNamespaces, ['k8s.io', 'default', 'moby']);
     assert.equal(config.nonKubernetesNamespace, 'hosts');
+    assert.equal(config.containerDiscovery, 'poll');
+    assert.equal(config.resyncMs, 60000);
     assert.equal(config.alertLog, '/var/log/rtctl/alerts.jsonl');
     assert.equal(config.alertLogMaxBytes, 16 * 1024 * 1024);
     assert.equal(config.alertLogFiles, 3);
@@ -229,6 +233,24 @@ describe('enforcer configuration file', () => {
       expect: [
         { code: 'RT2001', line: 4, column: 3, message: /containers\.namespaces/ },
         { code: 'RT2005', line: 5, column: 3, message: /containers\.nonKubernetesNamespace/ },
+      ],
+    },
+    {
+      name: 'an unknown container discovery and a resync period out of range',
+      text: `${HEAD}containers:\n  discovery: inotify\n  resyncMs: 10\n`,
+      expect: [
+        {
+          code: 'RT2004',
+          line: 4,
+          column: 3,
+          message: /containers\.discovery: must be one of "events", "poll"/,
+        },
+        {
+          code: 'RT2006',
+          line: 5,
+          column: 3,
+          message: /containers\.resyncMs: .*out of range \(minimum 1000\)/,
+        },
       ],
     },
     {

@@ -22,6 +22,13 @@ describe('enforcer configuration', () => {
     assert.equal(c.releaseOnExit, false);
   });
 
+  it('follows containerd events by default (resync 30 s), and polls when asked', () => {
+    const c = readEnforcerConfig({ ...base, policyDir: '/p' });
+    assert.deepEqual([c.containerDiscovery, c.resyncMs, c.pollMs], ['events', 30000, 1000]);
+    const p = readEnforcerConfig({ ...base, policyDir: '/p', containerDiscovery: 'poll', resyncMs: '5000' });
+    assert.deepEqual([p.containerDiscovery, p.resyncMs], ['poll', 5000]);
+  });
+
   it('takes the Kubernetes source with an optional kubeconfig', () => {
     assert.deepEqual(readEnforcerConfig({ ...base, kubernetes: true, kubeconfig: '/k' }).source, {
       kind: 'kubernetes',
@@ -38,6 +45,12 @@ describe('enforcer configuration', () => {
     },
     { name: 'a label without =', flags: { policyDir: '/p', nodeLabel: ['zone'] }, message: /--node-label/ },
     { name: 'a tiny poll period', flags: { policyDir: '/p', pollMs: '5' }, message: /--poll-ms/ },
+    {
+      name: 'an unknown container discovery',
+      flags: { policyDir: '/p', containerDiscovery: 'inotify' },
+      message: /--container-discovery: one of events, poll, got "inotify"/,
+    },
+    { name: 'a tiny resync period', flags: { policyDir: '/p', resyncMs: '10' }, message: /--resync-ms/ },
     { name: 'a bad port', flags: { policyDir: '/p', listen: '127.0.0.1:99999' }, message: /--listen/ },
     {
       name: 'an unknown host posture',

@@ -1,5 +1,6 @@
 // Host policies do not affect pods, even a pod started after the enforcer's last poll, on real containers
-// (containerd + runc) with the whole enforcer: `rtctl enforcer run --data-plane fanotify --poll-ms 600000` with
+// (containerd + runc) with the whole enforcer: `rtctl enforcer run --data-plane fanotify --container-discovery
+// poll --poll-ms 600000` (no event stream: the window a container's start leaves open is held open) with
 // the cgroup network plane on and a RuntimeHostPolicy that blocks connects to 169.254.169.254 (a host policy's
 // matchProtocols needs fromSource, which the cgroup programs cannot see: addresses are what this plane enforces).
 // The enforcer polls the runtime when it starts, then not for ten minutes: a container started after that first
@@ -123,6 +124,8 @@ describe('host policies do not affect a pod started after the enforcer polled (c
       join(work, 'state'),
       '--alert-log',
       join(work, 'alerts.jsonl'),
+      '--container-discovery',
+      'poll',
       '--poll-ms',
       '600000',
     ]);
