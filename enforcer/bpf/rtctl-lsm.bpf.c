@@ -739,14 +739,16 @@ static __always_inline int dcache_seqs(struct rt_dstamp *st)
 static __always_inline int task_workload(struct rt_config *cfg, struct task_struct *t, __u64 epoch,
 					 struct rt_workload **w, __u32 *wid, __u8 *has_sources, int create)
 {
-	__u64 cgroup = bpf_get_current_cgroup_id();
+	/* What bpf_get_current_cgroup_id() returns (the task's cgroup on the default hierarchy, its kernfs id),
+	 * by direct loads instead of a helper call; a load that faults reads 0, which no storage holds. */
+	__u64 cgroup = t->cgroups->dfl_cgrp->kn->id;
 	struct nsproxy *nsp = t->nsproxy;
 	struct mnt_namespace *mnt_ns = nsp ? nsp->mnt_ns : NULL;
 	__u32 mntns = mnt_ns ? mnt_ns->ns.inum : 0;
 	*w = NULL;
 	struct rt_task_wl *tw =
 		bpf_task_storage_get(&rt_task_wl, t, NULL, create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
-	if (tw && tw->found && tw->epoch == epoch && tw->cgroup == cgroup && tw->mntns == mntns) {
+	if (tw && tw->found && cgroup && tw->epoch == epoch && tw->cgroup == cgroup && tw->mntns == mntns) {
 		*wid = tw->wid;
 		*has_sources = tw->has_sources;
 		return tw->found == 2;
@@ -831,14 +833,14 @@ static __always_inline void dcache_store(struct rt_config *cfg, struct rt_dkey *
 
 /* Builds the key of `file` (opened, or executed when `exec`) and looks it up. Returns 1 when a current
  * answer is cached (counted as a decision and a hit); sets *cacheable when the answer may be stored. */
-static __always_inline int dcache_answer(struct rt_dkey *key, struct rt_dstamp *now, int *cacheable,
+static __always_inline int dcache_answer(struct rt_dkey *key, struct rt_dstamp *now, int *cacheable, int stamped,
 					 struct rt_config *cfg, struct file *file, struct task_struct *t,
 					 __u32 wid, __u8 has_sources, __u8 exec)
 {
 	/* Both evaluated (no short cut), so that the key is built on one path only. */
 	int seqs = dcache_seqs(now);
 	int keyed = dcache_key(key, file, t, wid, has_sources, exec, cfg);
-	*cacheable = (!cfg->cache_off) & seqs & keyed;
+	*cacheable = stamped & (!cfg->cache_off) & seqs & keyed;
 	if (!*cacheable)
 		return 0;
 	__u32 idx = dcache_index(cfg, key);
@@ -873,7 +875,9 @@ static __always_inline int decide_file(struct file *file, __u8 cls, int exec)
 	 * register (the compiler keeps the key's fields in registers). */
 	struct rt_dkey key = {};
 	int cacheable = 0;
-	if (stamped && dcache_answer(&key, &now, &cacheable, cfg, file, t, wid, has_sources, exec))
+	/* Without the kernel symbols (stamped 0) the counts read as odd and nothing is cached; the key is built
+	 * either way, so that it is built on one path only. */
+	if (dcache_answer(&key, &now, &cacheable, stamped, cfg, file, t, wid, has_sources, exec))
 		return 0;
 	if (!w)
 		w = find_workload(cfg, t);
