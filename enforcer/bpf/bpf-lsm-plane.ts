@@ -33,6 +33,11 @@ export interface BpfLsmPlaneOptions {
    * it saves: decisions are the same either way.
    */
   decisionCache?: boolean;
+  /**
+   * Tests only: how many slots of the direct-mapped decision cache are used (a power of two up to 16 384, the
+   * default), so that a test can make two keys fall on one slot.
+   */
+  decisionCacheSlots?: number;
 }
 
 /** Where the time of the last apply() went, in milliseconds (the loader's phases from its reply). */
@@ -158,6 +163,8 @@ export class BpfLsmPlane implements DataPlane {
   async start(): Promise<void> {
     const args = ['--pin-dir', this.options.pinDir ?? '/sys/fs/bpf/rtctl'];
     if (this.options.decisionCache === false) args.push('--no-decision-cache');
+    if (this.options.decisionCacheSlots !== undefined)
+      args.push('--decision-cache-slots', String(this.options.decisionCacheSlots));
     const child = spawn(this.options.loaderPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     this.child = child;
     child.stderr.on('data', (d: Buffer) => {

@@ -25,7 +25,7 @@ fi
 btf=${RTCTL_BTF:-/sys/kernel/btf/vmlinux}
 [ -s "$out/vmlinux.h" ] || bpftool btf dump file "$btf" format c > "$out/vmlinux.h.tmp"
 [ -s "$out/vmlinux.h" ] || mv "$out/vmlinux.h.tmp" "$out/vmlinux.h"
-clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wno-unused-function \
+clang -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Wno-unused-function \
   -I"$out" -I"$here" -I"$layout" -c "$here/rtctl-lsm.bpf.c" -o "$out/rtctl-lsm.bpf.o.tmp"
 mv "$out/rtctl-lsm.bpf.o.tmp" "$out/rtctl-lsm.bpf.o"
 bpftool gen skeleton "$out/rtctl-lsm.bpf.o" name rtctl_lsm > "$out/rtctl-lsm.skel.h.tmp"

@@ -89,17 +89,29 @@ struct {
 	__type(value, struct rt_counters);
 } rt_counters SEC(".maps");
 
-/* The file_open and exec decision cache (rtctl-maps.h struct rt_dkey, struct rt_dstamp). An entry is used only
+/* The file_open and exec decision cache (rtctl-maps.h struct rt_dslot): a direct-mapped array, so a hit costs
+ * an inlined array lookup and a compare of the key's words, not a hash of the key. An entry is used only
  * while its stamp equals the current one: rt_epoch[0], which the loader moves on after every slot flip,
  * and the sequence counts of the kernel's rename_lock (every d_move: a rename of the file or of any
  * directory above it) and mount_lock (every change of the mount tree). The two are seqlocks, read
- * as the kernel's own readers do: an odd count is a change in progress, and nothing is stored then. */
+ * as the kernel's own readers do: an odd count is a change in progress, and nothing is stored then.
+ * Two keys that fall on one slot take turns: a store overwrites (see dcache_store for the slot's own
+ * sequence word, which keeps a slot being written from ever being read as a hit). */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, RT_DCACHE_ENTRIES);
-	__type(key, struct rt_dkey);
-	__type(value, struct rt_dstamp);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RT_DCACHE_SLOTS);
+	__type(key, __u32);
+	__type(value, struct rt_dslot);
 } rt_dcache SEC(".maps");
+
+/* The workload of each task as last found (rtctl-maps.h struct rt_task_wl; task_workload). Not pinned: only
+ * the programs use it, and it lives as long as they are attached. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct rt_task_wl);
+} rt_task_wl SEC(".maps");
 
 /* Typeless kernel symbols (resolved through kallsyms; 0 where absent, and then nothing is cached). */
 extern const void rename_lock __ksym __weak;
@@ -642,58 +654,63 @@ static __always_inline int conclude(struct scratch *s, __u32 flags, __u32 arg2, 
 
 /* ---- hooks -------------------------------------------------------------------------------- */
 
+/* A kernel address as a plain number: its distance from `base`, a fixed address (the rt_config value).
+ * The verifier refuses xor and multiply on pointers, which the slot's index and the key compare need, and
+ * allows (to a privileged loader) the difference of two pointers, which is a scalar. One-to-one, so two
+ * keys are equal exactly when the addresses are. */
+static __always_inline __u64 kaddr(const void *p, const void *base)
+{
+	return (__u64)p - (__u64)base;
+}
+
 /* The decision cache key of an open (rtctl-maps.h struct rt_dkey); 0 when the open is not cacheable:
  * an unlinked name, or a non-directory with several names (a hard link elsewhere may be decided
- * otherwise, and the name's dentry could later be reused for it). */
+ * otherwise, and the name's dentry could later be reused for it). Addresses are stored as kaddr(.., base). */
 static __always_inline int dcache_key(struct rt_dkey *k, struct file *file, struct task_struct *t,
-				      struct rt_workload *w, __u8 exec)
+				      __u32 wid, __u8 has_sources, __u8 exec, const void *base)
 {
+	/* Straight through, no early return (a load through a NULL BTF pointer reads 0, and the conditions
+	 * are gathered in ok): the compiler keeps the key's fields in registers, and each early exit would
+	 * cost a rebuild of all of them as zeros on the way out. */
 	struct dentry *d = file->f_path.dentry;
 	struct inode *inode = file->f_inode;
-	if (!d || !inode || !d->d_hash.pprev)
-		return 0;
-	if ((inode->i_mode & 0170000) != 0040000 && inode->i_nlink != 1)
-		return 0;
-	__builtin_memset(k, 0, sizeof(*k));
-	k->dentry = (__u64)d;
-	k->parent = (__u64)d->d_parent;
+	struct fs_struct *fs = t->fs;
+	int ok = d && inode && fs && d->d_hash.pprev &&
+		 ((inode->i_mode & 0170000) == 0040000 || inode->i_nlink == 1);
+	k->dentry = kaddr(d, base);
+	k->parent = kaddr(d->d_parent, base);
 	/* hash and len apart: the 6.1 verifier resolves the union's 64-bit hash_len to the 32-bit hash. */
 	k->name = (__u64)d->d_name.hash | (__u64)d->d_name.len << 32;
-	k->mnt = (__u64)file->f_path.mnt;
-	k->inode = (__u64)inode;
+	k->mnt = kaddr(file->f_path.mnt, base);
+	k->inode = kaddr(inode, base);
 	k->ino = inode->i_ino;
 	k->igen = inode->i_generation;
 	/* Direct loads through the task's BTF pointers (no helper calls on this path). */
-	struct fs_struct *fs = t->fs;
-	if (!fs)
-		return 0;
-	k->root_mnt = (__u64)fs->root.mnt;
-	k->root_dentry = (__u64)fs->root.dentry;
-	if (w->has_sources) {
-		struct mm_struct *mm = t->mm;
-		struct file *exe = mm ? mm->exe_file : NULL;
-		k->exe = (__u64)exe;
-		k->exe_ino = exe ? exe->f_inode->i_ino : 0;
+	k->root_mnt = kaddr(fs->root.mnt, base);
+	k->root_dentry = kaddr(fs->root.dentry, base);
+	if (has_sources) {
+		struct file *exe = t->mm->exe_file;
+		k->exe = exe ? kaddr(exe, base) : 0;
+		k->exe_ino = exe->f_inode->i_ino;
 	}
-	k->wid = w->wid;
+	k->wid = wid;
 	k->write = !exec && (file->f_mode & FMODE_WRITE) != 0;
 	k->exec = exec;
-	k->owner = inode->i_uid.val == (__u32)bpf_get_current_uid_gid();
+	/* The task's real uid, as bpf_get_current_uid_gid() gives it to the uncached decision (current->cred). */
+	k->owner = inode->i_uid.val == t->cred->uid.val;
 	k->tty = t->signal->tty != NULL;
-	return 1;
+	return ok;
 }
 
 /* The first part of the decision cache's stamp, read before the state (the slot in force and the
- * workload): an answer computed from an older state carries an older epoch. 0 when the cache cannot be
- * used (no kernel symbols). */
+ * workload): an answer computed from an older state carries an older epoch. Returns 0 when the cache
+ * cannot be used (no kernel symbols); the epoch is read either way (task_workload uses it). */
 static __always_inline int dcache_epoch(struct rt_dstamp *st)
 {
 	__u64 *ep = bpf_map_lookup_elem(&rt_epoch, &zero);
-	if (!ep || !&rename_lock || !&mount_lock)
-		return 0;
-	st->epoch = *ep;
+	st->epoch = ep ? *ep : 0;
 	asm volatile("" ::: "memory");
-	return 1;
+	return ep && &rename_lock && &mount_lock;
 }
 
 /* The rest of the stamp: the rename and mount sequence counts, read before any path (they guard paths,
@@ -709,18 +726,126 @@ static __always_inline int dcache_seqs(struct rt_dstamp *st)
 	return !(st->rename_seq & 1) && !(st->mount_seq & 1);
 }
 
+/* The current task's workload: 1 with its id and has_sources in *wid and *has_sources, 0 when the task is in
+ * none. From the task's own storage while what it was found from is unchanged, else by find_workload (then
+ * remembered). find_workload's answer is a function of the state in force, the task's cgroup id and its
+ * mount namespace's inode number, and nothing else; the storage keeps all three (the state as the epoch, read
+ * before the slot as for the decision cache: the loader moves the epoch on after each flip, so a remembered
+ * answer of an older state never carries the current epoch once `apply` has replied). A task that moves to
+ * another cgroup or mount namespace (setns, unshare, cgroup.procs) is looked up again at its next hook. Only
+ * the task itself runs these hooks on its storage, so its fields are never written by two CPUs at once.
+ * *w is the workload when it was looked up here (NULL when the answer came from the storage). Without
+ * `create`, a task that has no storage yet is looked up and not remembered. */
+static __always_inline int task_workload(struct rt_config *cfg, struct task_struct *t, __u64 epoch,
+					 struct rt_workload **w, __u32 *wid, __u8 *has_sources, int create)
+{
+	/* What bpf_get_current_cgroup_id() returns (the task's cgroup on the default hierarchy, its kernfs id),
+	 * by direct loads instead of a helper call; a load that faults reads 0, which no storage holds. */
+	__u64 cgroup = t->cgroups->dfl_cgrp->kn->id;
+	struct nsproxy *nsp = t->nsproxy;
+	struct mnt_namespace *mnt_ns = nsp ? nsp->mnt_ns : NULL;
+	__u32 mntns = mnt_ns ? mnt_ns->ns.inum : 0;
+	*w = NULL;
+	struct rt_task_wl *tw =
+		bpf_task_storage_get(&rt_task_wl, t, NULL, create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	if (tw && tw->found && cgroup && tw->epoch == epoch && tw->cgroup == cgroup && tw->mntns == mntns) {
+		*wid = tw->wid;
+		*has_sources = tw->has_sources;
+		return tw->found == 2;
+	}
+	struct rt_workload *found = find_workload(cfg, t);
+	*w = found;
+	*wid = found ? found->wid : 0;
+	*has_sources = found ? found->has_sources : 0;
+	if (tw) {
+		tw->epoch = epoch;
+		tw->cgroup = cgroup;
+		tw->mntns = mntns;
+		tw->wid = *wid;
+		tw->has_sources = *has_sources;
+		tw->found = found ? 2 : 1;
+	}
+	return found != NULL;
+}
+
+/* The slot of key k: a multiply-shift of the dentry, the actor, the workload and the mode bits, narrowed to
+ * rt_config.cache_slots when a test sets it. */
+static __always_inline __u32 dcache_index(struct rt_config *cfg, struct rt_dkey *k)
+{
+	__u64 h = k->dentry ^ k->exe ^ ((__u64)k->wid << 40) ^ ((__u64)(k->write | k->exec << 1 | k->owner << 2) << 58);
+	__u32 i = (__u32)((h * 0x9e3779b97f4a7c15ULL) >> RT_DCACHE_SHIFT);
+	__u32 n = cfg->cache_slots;
+	if (n)
+		i &= n - 1;
+	return i;
+}
+
+/* 1 when slot sl holds key k with stamp st. The slot's sequence word is read before and after the key and
+ * the stamp; only the same even value both times counts (a writer holds it odd while it writes, and leaves
+ * it 2 higher), so a slot read while it was being rewritten is never taken for a key it does not hold.
+ *
+ * Ordering: each sequence read is an atomic fetch-and-add of 0 (BPF_ATOMIC | BPF_FETCH), which is fully
+ * ordered: on x86-64 the JIT emits `lock xadd` (a full barrier; x86 does not reorder loads with older loads
+ * anyway), on arm64 an LSE `ldaddal` (acquire and release) or an exclusive-load/store loop followed by
+ * `dmb ish`. So the key's loads cannot move before the first read nor after the second on either
+ * architecture; the empty asm statements keep the compiler from moving them. */
+static __always_inline int dcache_match(struct rt_dslot *sl, struct rt_dkey *k, struct rt_dstamp *st)
+{
+	__u64 s1 = __sync_fetch_and_add(&sl->seq, 0);
+	asm volatile("" ::: "memory");
+	__u64 *a = (__u64 *)&sl->key, *b = (__u64 *)k;
+	__u64 diff = 0;
+#pragma unroll
+	for (int i = 0; i < (int)(sizeof(*k) / 8); i++)
+		diff |= a[i] ^ b[i];
+	__u64 *sa = (__u64 *)&sl->stamp, *sb = (__u64 *)st;
+	diff |= (sa[0] ^ sb[0]) | (sa[1] ^ sb[1]);
+	asm volatile("" ::: "memory");
+	__u64 s2 = __sync_fetch_and_add(&sl->seq, 0);
+	return !diff && s1 == s2 && !(s1 & 1);
+}
+
+/* Stores key k with stamp st in its slot, over whatever the slot held. The writer claims the slot by a
+ * compare-and-exchange of its sequence word from the even value it read to that value + 1 (fully ordered,
+ * BPF_CMPXCHG); when another writer holds it (odd) or takes it first, nothing is stored (a cache may forget).
+ * Then the key and the stamp, then a fetch-and-add of 1 (fully ordered: the stores before it are visible
+ * before the even value is), so the word is 2 higher than before: no reader that read the old value takes
+ * the new contents, nor a slot half written. The word is 64 bits and never wraps. */
+static __always_inline void dcache_store(struct rt_config *cfg, struct rt_dkey *k, struct rt_dstamp *st)
+{
+	__u32 idx = dcache_index(cfg, k);
+	struct rt_dslot *sl = bpf_map_lookup_elem(&rt_dcache, &idx);
+	if (!sl)
+		return;
+	__u64 s = __sync_fetch_and_add(&sl->seq, 0);
+	if (s & 1)
+		return;
+	if (__sync_val_compare_and_swap(&sl->seq, s, s + 1) != s)
+		return;
+	asm volatile("" ::: "memory");
+	__builtin_memcpy(&sl->key, k, sizeof(*k));
+	__builtin_memcpy(&sl->stamp, st, sizeof(*st));
+	asm volatile("" ::: "memory");
+	__u64 was = __sync_fetch_and_add(&sl->seq, 1);
+	/* The old value is used, so the compiler emits the fetching (ordered) form of the add. */
+	asm volatile("" ::"r"(was));
+}
+
 /* Builds the key of `file` (opened, or executed when `exec`) and looks it up. Returns 1 when a current
  * answer is cached (counted as a decision and a hit); sets *cacheable when the answer may be stored. */
-static __always_inline int dcache_answer(struct rt_dkey *key, struct rt_dstamp *now, int *cacheable,
+static __always_inline int dcache_answer(struct rt_dkey *key, struct rt_dstamp *now, int *cacheable, int stamped,
 					 struct rt_config *cfg, struct file *file, struct task_struct *t,
-					 struct rt_workload *w, __u8 exec)
+					 __u32 wid, __u8 has_sources, __u8 exec)
 {
-	*cacheable = !cfg->cache_off && dcache_seqs(now) && dcache_key(key, file, t, w, exec);
+	/* Both evaluated (no short cut), so that the key is built on one path only. */
+	int seqs = dcache_seqs(now);
+	int keyed = dcache_key(key, file, t, wid, has_sources, exec, cfg);
+	*cacheable = stamped & (!cfg->cache_off) & seqs & keyed;
 	if (!*cacheable)
 		return 0;
-	struct rt_dstamp *old = bpf_map_lookup_elem(&rt_dcache, key);
-	if (old && old->epoch == now->epoch && old->rename_seq == now->rename_seq &&
-	    old->mount_seq == now->mount_seq) {
+	__u32 idx = dcache_index(cfg, key);
+	struct rt_dslot *sl = bpf_map_lookup_elem(&rt_dcache, &idx);
+	if (sl && dcache_match(sl, key, now)) {
 		count(3);
 		return 1;
 	}
@@ -739,12 +864,24 @@ static __always_inline int decide_file(struct file *file, __u8 cls, int exec)
 	if (!cfg || !cfg->enabled)
 		return 0;
 	struct task_struct *t = bpf_get_current_task_btf();
-	struct rt_workload *w = find_workload(cfg, t);
-	if (!w)
+	/* An exec does not create the storage: most execs are the first hook of a task just forked, which
+	 * would pay the allocation for one decision; its opens create it. */
+	struct rt_workload *w;
+	__u32 wid = 0;
+	__u8 has_sources = 0;
+	if (!task_workload(cfg, t, now.epoch, &w, &wid, &has_sources, !exec))
 		return 0;
-	struct rt_dkey key;
+	/* Zeroed here, not in dcache_key: a field left unset would reach the verifier as a spill of an unset
+	 * register (the compiler keeps the key's fields in registers). */
+	struct rt_dkey key = {};
 	int cacheable = 0;
-	if (stamped && dcache_answer(&key, &now, &cacheable, cfg, file, t, w, exec))
+	/* Without the kernel symbols (stamped 0) the counts read as odd and nothing is cached; the key is built
+	 * either way, so that it is built on one path only. */
+	if (dcache_answer(&key, &now, &cacheable, stamped, cfg, file, t, wid, has_sources, exec))
+		return 0;
+	if (!w)
+		w = find_workload(cfg, t);
+	if (!w)
 		return 0;
 	struct scratch *s = begin_with(cfg, w, t, cls);
 	if (!s)
@@ -756,7 +893,7 @@ static __always_inline int decide_file(struct file *file, __u8 cls, int exec)
 	find_rule(s, s->res, 1);
 	int verdict = conclude(s, exec ? 0 : file->f_flags, 0, 0, 1, 1);
 	if (cacheable && s->silent)
-		bpf_map_update_elem(&rt_dcache, &key, &now, BPF_ANY);
+		dcache_store(cfg, &key, &now);
 	return verdict;
 }
 

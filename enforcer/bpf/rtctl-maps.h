@@ -47,7 +47,7 @@ struct rt_config {
 	__u32 workloads[2];    /* workload count per slot */
 	__u32 enabled;         /* 0: every hook returns 0 without deciding */
 	__u32 cache_off;       /* 1: the file_open decision cache is neither read nor filled (for measuring) */
-	__u32 pad;
+	__u32 cache_slots;     /* slots of rt_dcache in use, a power of two; 0: all RT_DCACHE_SLOTS (fewer: tests only) */
 };
 
 /* rt_index (hash): (slot, class, kind, key) -> rule indices ascending */
@@ -129,12 +129,15 @@ struct rt_counters {
 	__u64 cache_hits; /* file_open decisions answered from rt_dcache */
 };
 
-/* rt_dcache (LRU hash): "allow without alert" answers of file_open and bprm_check_security, valid while the stamp stored with
- * them is still the current one (docs/bpf-lsm.md "Decision cache"). The key holds everything the walk
- * reads: the opened name (dentry, its parent and name hash, mount, inode incarnation), the task's root,
- * the mode, owner and terminal bits, the workload, and the actor's executable when the workload's rules
- * or least-permissive sources look at it. */
-#define RT_DCACHE_ENTRIES 32768
+/* rt_dcache (direct-mapped array of RT_DCACHE_SLOTS struct rt_dslot): "allow without alert" answers of
+ * file_open and bprm_check_security, valid while the stamp stored with them is still the current one
+ * (docs/bpf-lsm.md "Decision cache"). The key holds everything the walk reads: the opened name (dentry,
+ * its parent and name hash, mount, inode incarnation), the task's root, the mode, owner and terminal bits,
+ * the workload, and the actor's executable when the workload's rules or least-permissive sources look at
+ * it. A slot is chosen from the dentry, the actor, the workload and the mode bits; a hit needs every key
+ * word and the stamp equal, read between two equal even values of the slot's sequence word. */
+#define RT_DCACHE_SLOTS 16384
+#define RT_DCACHE_SHIFT 50     /* 64 - log2(RT_DCACHE_SLOTS): the multiply-shift keeps the product's top bits */
 struct rt_dkey {
 	__u64 dentry;
 	__u64 parent;      /* dentry->d_parent */
@@ -158,6 +161,23 @@ struct rt_dstamp {
 	__u64 epoch;       /* rt_epoch[0]: moved on by the loader after each slot flip */
 	__u32 rename_seq;  /* rename_lock's sequence count */
 	__u32 mount_seq;   /* mount_lock's sequence count */
+};
+struct rt_dslot {
+	__u64 seq;         /* even: stable; odd: a writer is filling the slot (rtctl-lsm.bpf.c dcache_store) */
+	struct rt_dkey key;
+	struct rt_dstamp stamp;
+};
+
+/* rt_task_wl (task storage): the workload of a task as find_workload found it, and what it was found from:
+ * valid while the epoch, the task's cgroup id and its mount namespace's inode number are all unchanged. */
+struct rt_task_wl {
+	__u64 epoch;
+	__u64 cgroup;
+	__u32 mntns;
+	__u32 wid;
+	__u8 found;        /* 0: the task is in no workload */
+	__u8 has_sources;  /* the workload's rt_workload.has_sources */
+	__u8 pad[6];
 };
 
 /* Ring buffer record. */

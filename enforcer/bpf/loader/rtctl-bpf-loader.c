@@ -45,6 +45,7 @@ static int resumed;
 static uint64_t last_parse_us;   /* time to parse the request being handled */
 static uint64_t last_receive_us; /* from its first bytes read to its newline */
 static int no_decision_cache; /* --no-decision-cache: rt_config.cache_off (for measuring) */
+static uint32_t decision_cache_slots; /* --decision-cache-slots N: rt_config.cache_slots (tests only; 0: all) */
 
 static void reply_error(const char *code, const char *message)
 {
@@ -140,7 +141,8 @@ static int do_open(char *err, size_t errn)
 			}
 		}
 		/* Enabled before attaching; no workload is in the maps yet, so nothing is decided. */
-		struct rt_config cfg = { .enabled = 1, .cache_off = (uint32_t)no_decision_cache };
+		struct rt_config cfg = { .enabled = 1, .cache_off = (uint32_t)no_decision_cache,
+					  .cache_slots = decision_cache_slots };
 		uint32_t zero = 0;
 		bpf_map_update_elem(map_fd("rt_config"), &zero, &cfg, BPF_ANY);
 		struct bpf_program *progs[NPROGS] = {
@@ -558,6 +560,7 @@ static void do_apply(const struct jval *req)
 	cfg.workloads[slot] = (uint32_t)wv->num;
 	cfg.enabled = 1;
 	cfg.cache_off = (uint32_t)no_decision_cache;
+	cfg.cache_slots = decision_cache_slots;
 	cfg.active = slot;
 	if (bpf_map_update_elem(map_fd("rt_config"), &zero, &cfg, BPF_ANY)) {
 		reply_error("BPF_MAP", "write rt_config");
@@ -718,7 +721,16 @@ int main(int argc, char **argv)
 			pin_dir = argv[++i];
 		else if (!strcmp(argv[i], "--no-decision-cache"))
 			no_decision_cache = 1;
-		else if (!strcmp(argv[i], "--probe")) {
+		else if (!strcmp(argv[i], "--decision-cache-slots") && i + 1 < argc) {
+			/* Fewer slots than RT_DCACHE_SLOTS, so that tests can make keys collide. */
+			char *end;
+			unsigned long n = strtoul(argv[++i], &end, 10);
+			if (*end || n == 0 || n > RT_DCACHE_SLOTS || (n & (n - 1))) {
+				fprintf(stderr, "--decision-cache-slots: a power of two from 1 to %d\n", RT_DCACHE_SLOTS);
+				return 2;
+			}
+			decision_cache_slots = (uint32_t)n;
+		} else if (!strcmp(argv[i], "--probe")) {
 			libbpf_set_print(NULL);
 			return probe();
 		}

@@ -13,7 +13,7 @@ import { readRuleTable, type RuleTable } from '../../../../compiler/rule-table/r
 import type { RuleTableImage } from '../../../../compiler/rule-table/rule-table-records.js';
 import type { RuleSet } from '../../../../compiler/ir/rule-set.js';
 import type { Workload } from '../../../../compiler/decide/decision-input.js';
-import { BpfLsmPlane } from '../../../../enforcer/bpf/bpf-lsm-plane.js';
+import { BpfLsmPlane, type BpfLsmPlaneOptions } from '../../../../enforcer/bpf/bpf-lsm-plane.js';
 import type { DataPlaneEvent, Postures, WorkloadAnchor } from '../../../../enforcer/data-plane.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
@@ -61,10 +61,14 @@ export function selectPolicyIndices(table: RuleTable, workload: Workload): numbe
 
 let pinCounter = 0;
 
-/** Starts a plane pinning under its own directory. */
-export async function startPlane(name: string): Promise<BpfLsmPlane> {
+/** Starts a plane pinning under its own directory (`options`: more plane options, e.g. a test's cache size). */
+export async function startPlane(
+  name: string,
+  options: Omit<BpfLsmPlaneOptions, 'loaderPath' | 'pinDir'> = {},
+): Promise<BpfLsmPlane> {
   pinCounter++;
   const plane = new BpfLsmPlane({
+    ...options,
     loaderPath,
     pinDir: `/sys/fs/bpf/rtctl-${name}-${process.pid}-${pinCounter}`,
   });
