@@ -500,9 +500,10 @@ async function main(): Promise<void> {
           // flood (user + system): per alert, figures that depend little on other load on the machine.
           const helperPid = helperPidOf(join(stateDir, 'fanotify.sock'));
           const cpuMicros = processCpuMicros;
-          // What the enforcer spends with no alert in the same time: its workload poll (--poll-ms 200: a
-          // container listing and a rebuild of the 1 000-rule state) and the /status polls below (every
-          // 50 ms), over one second; enforcerCpuMicrosPerAlert includes this, enforcerNetCpuMicrosPerAlert not.
+          // What the enforcer spends with no alert in the same time: its container discovery (containerd's
+          // event stream by default; --poll-ms 200 lists only while the stream is down) and the /status polls
+          // below (every 50 ms), over one second; enforcerCpuMicrosPerAlert includes this,
+          // enforcerNetCpuMicrosPerAlert not.
           const idleCpu0 = cpuMicros(pid);
           const idleStart = process.hrtime.bigint();
           while (process.hrtime.bigint() - idleStart < 1_000_000_000n) {
@@ -595,7 +596,7 @@ async function main(): Promise<void> {
         wallSeconds: e2e.wallSeconds,
         helperCpuMicrosPerAlert: e2e.helperCpuMicrosPerAlert,
         enforcerCpuMicrosPerAlert: e2e.enforcerCpuMicrosPerAlert,
-        // The enforcer's CPU with no alerts (workload and /status polls), per second, and the CPU per alert
+        // The enforcer's CPU with no alerts (container discovery and /status polls), per second, and the CPU per alert
         // without it (enforcerCpuMicrosPerAlert less that rate over the flood's wall time).
         enforcerIdleCpuMicrosPerSecond: e2e.enforcerIdleCpuMicrosPerSecond,
         enforcerNetCpuMicrosPerAlert: e2e.enforcerNetCpuMicrosPerAlert,
