@@ -26,6 +26,7 @@ import {
 } from '../../test/enforcer/support/enforcer-process.js';
 import type { EnforcerStatus } from '../../enforcer/enforcer.js';
 import { printResult } from '../support/measure.js';
+import { waitUntil } from '../../test/support/wait-until.js';
 
 const argValue = (name: string): string | undefined => {
   const i = process.argv.indexOf(name);
@@ -104,16 +105,6 @@ function percentile(xs: readonly number[], p: number): number {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN;
 }
 
-async function until<T>(what: string, get: () => Promise<T | undefined>, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await get();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
 interface ModeResult {
   idle: {
     seconds: number;
@@ -147,22 +138,24 @@ async function measureMode(
       ...mode.flags,
     ]);
     const url = enforcer.url;
-    await until(
+    await waitUntil(
       'the idle containers listed',
       async () => {
         const s = await getJson<EnforcerStatus>(`${url}/status`);
         return s.workloads.length >= CONTAINERS ? true : undefined;
       },
       60000,
+      10,
     );
     if (mode.name === 'events')
-      await until(
+      await waitUntil(
         'the event stream up',
         async () => {
           const s = await getJson<EnforcerStatus>(`${url}/status`);
           return s.containerEvents?.up === true ? true : undefined;
         },
         30000,
+        10,
       );
     await sleep(1000);
     // Idle CPU.
@@ -202,11 +195,12 @@ async function measureMode(
       const r = await cd.ctr(args);
       const started = Date.now();
       if (r.code !== 0) throw new Error(`ctr run ${id}: ${r.stderr}`);
-      const alert = await until(
+      const alert = await waitUntil(
         `the first denial in ${id}`,
         async () =>
           (await fetchAlerts(url)).find((a) => a.ContainerID === id && a.PolicyName === 'probe-block-hello'),
         30000,
+        10,
       );
       samples.push(alertTimeMs(alert) - started);
       await cd.removeContainer(id);

@@ -19,6 +19,7 @@ import type {
 import { buildSnapshot } from '../../enforcer/policy-snapshot.js';
 import { describeContainer, type Workload } from '../../enforcer/workload.js';
 import { memoryPlane } from './support/memory-plane.js';
+import { waitUntil } from '../support/wait-until.js';
 
 const POLICY = `apiVersion: security.runtime.com/v1
 kind: RuntimePolicy
@@ -83,14 +84,6 @@ function standInEvents(): StandInEvents {
 /** One turn of the event loop: every promise job queued before it has run. */
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-async function until(what: string, ok: () => boolean, ms = 10000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}
-
 describe('enforcer container discovery from an event stream (stand-in stream, lister and data plane)', function () {
   this.timeout(20000);
   let enforcer: Enforcer | undefined;
@@ -148,7 +141,7 @@ describe('enforcer container discovery from an event stream (stand-in stream, li
     const t = setUp({ pollMs: 3_600_000, resyncMs: 3_600_000 });
     await t.enforcer.start();
     t.events.handlers().up();
-    await until('the list after up', () => t.lister.lists === 2);
+    await waitUntil('the list after up', () => t.lister.lists === 2);
     await settle();
     const before = t.lister.lists;
     t.lister.delayMs = 50;
@@ -156,7 +149,7 @@ describe('enforcer container discovery from an event stream (stand-in stream, li
       if (i === 999) t.running.push(container('late'));
       t.events.handlers().change();
     }
-    await until('the last container enforced', () => t.enforced('late'));
+    await waitUntil('the last container enforced', () => t.enforced('late'));
     assert.ok(t.lister.lists - before <= 2, `${t.lister.lists - before} lists for the burst`);
   });
 
@@ -164,35 +157,35 @@ describe('enforcer container discovery from an event stream (stand-in stream, li
     const t = setUp({ pollMs: 3_600_000, resyncMs: 3_600_000 });
     await t.enforcer.start();
     t.events.handlers().up();
-    await until('the list after up', () => t.lister.lists === 2);
+    await waitUntil('the list after up', () => t.lister.lists === 2);
     await settle();
     t.running.push(container('alone'));
     t.events.handlers().change();
     assert.equal(t.lister.lists, 3, 'the list started in the same tick as the event');
-    await until('enforced', () => t.enforced('alone'));
+    await waitUntil('enforced', () => t.enforced('alone'));
   });
 
   it('polls at --poll-ms while the stream is down, lists when it is back, then only at the resync period', async () => {
     const t = setUp({ pollMs: 50, resyncMs: 3_600_000 });
     await t.enforcer.start();
     // Never up yet: the poll period.
-    await until('three polls while down', () => t.lister.lists >= 4);
+    await waitUntil('three polls while down', () => t.lister.lists >= 4);
     const atUp = t.lister.lists;
     t.events.handlers().up();
-    await until('the list on up', () => t.lister.lists === atUp + 1);
+    await waitUntil('the list on up', () => t.lister.lists === atUp + 1);
     // Up: no poll at 50 ms any more (the resync is an hour away); six poll periods pass without a list.
     await sleep(300);
     assert.equal(t.lister.lists, atUp + 1);
     // Down again: the poll period again, and a container started meanwhile is found by it.
     t.events.handlers().down('stand-in: the client exited');
     t.running.push(container('while-down'));
-    await until('found by the poll while down', () => t.enforced('while-down'));
+    await waitUntil('found by the poll while down', () => t.enforced('while-down'));
   });
 
   it('release stops the stream and the poll: no list after it', async () => {
     const t = setUp({ pollMs: 50, resyncMs: 3_600_000 });
     await t.enforcer.start();
-    await until('a poll', () => t.lister.lists >= 2);
+    await waitUntil('a poll', () => t.lister.lists >= 2);
     await t.enforcer.release();
     assert.equal(t.events.stopped, true);
     const after = t.lister.lists;

@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { requirePrereqs } from '../../support/prereq.js';
 import { containerdPrereqs, startContainerd, type Containerd } from '../support/containerd.js';
 import {
@@ -15,6 +14,8 @@ import {
   waitForStatus,
   type EnforcerProcess,
 } from '../support/enforcer-process.js';
+import type { EnforcerStatus } from '../../../enforcer/enforcer.js';
+import { waitUntil } from '../../support/wait-until.js';
 
 const POLICY = [
   'apiVersion: security.runtime.com/v1',
@@ -52,22 +53,26 @@ function eventClients(socket: string): number[] {
   return pids;
 }
 
-async function until<T>(what: string, get: () => T | undefined, ms = EVENT_PATH_MS): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = get();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
 describe('container discovery from containerd events (containerd + runc, ctr events, fanotify)', function () {
   this.timeout(180000);
   let work = '';
   let stateDir = '';
   let cd: Containerd | undefined;
   let enforcer: EnforcerProcess | undefined;
+
+  /** Runs container `late-<n>` (the policy selects it) and waits until the enforcer's state holds it. */
+  async function startLate(n: number): Promise<EnforcerStatus> {
+    assert.ok(cd && enforcer);
+    const id = `late-${n}`;
+    await cd.runContainer({
+      id,
+      pod: n === 1 ? 'late' : `late${n}`,
+      namespace: 'ns-late',
+      container: 'c',
+      labels: { app: 'late' },
+    });
+    return waitForStatus(enforcer.url, (s) => s.workloads.some((w) => w.key === id), EVENT_PATH_MS);
+  }
 
   before(async function () {
     requirePrereqs(this, containerdPrereqs());
@@ -107,18 +112,7 @@ describe('container discovery from containerd events (containerd + runc, ctr eve
   it('enforces a container started after the enforcer without waiting for the resync', async () => {
     assert.ok(cd && enforcer);
     const started = Date.now();
-    await cd.runContainer({
-      id: 'late-1',
-      pod: 'late',
-      namespace: 'ns-late',
-      container: 'c',
-      labels: { app: 'late' },
-    });
-    const status = await waitForStatus(
-      enforcer.url,
-      (s) => s.workloads.some((w) => w.key === 'late-1'),
-      EVENT_PATH_MS,
-    );
+    const status = await startLate(1);
     assert.ok(Date.now() - started < 60000);
     assert.deepEqual(status.workloads.find((w) => w.key === 'late-1')?.policies, ['late-block-cat']);
     const r = await cd.exec('late-1', ['/bin/cat', '/data/hello.txt']);
@@ -135,44 +129,43 @@ describe('container discovery from containerd events (containerd + runc, ctr eve
   it('restarts a killed event client, lists again, and follows the new one', async () => {
     assert.ok(cd && enforcer);
     const socket = cd.socket;
-    const [first] = await until('one event client', () => {
-      const pids = eventClients(socket);
-      return pids.length === 1 ? pids : undefined;
-    });
+    const [first] = await waitUntil(
+      'one event client',
+      () => {
+        const pids = eventClients(socket);
+        return pids.length === 1 ? pids : undefined;
+      },
+      EVENT_PATH_MS,
+      50,
+    );
     assert.ok(first !== undefined);
     process.kill(first, 'SIGKILL');
     // Started while the client is down: the full list after the restart finds it.
-    await cd.runContainer({
-      id: 'late-2',
-      pod: 'late2',
-      namespace: 'ns-late',
-      container: 'c',
-      labels: { app: 'late' },
-    });
-    await waitForStatus(enforcer.url, (s) => s.workloads.some((w) => w.key === 'late-2'), EVENT_PATH_MS);
+    await startLate(2);
     const stderr = enforcer.stderr();
     assert.match(stderr, /containerd event stream stopped; polling until it is back/);
     assert.match(stderr, /signal SIGKILL/);
-    const second = await until('the new client', () => {
-      const pids = eventClients(socket).filter((p) => p !== first);
-      return pids.length === 1 ? pids[0] : undefined;
-    });
+    const second = await waitUntil(
+      'the new client',
+      () => {
+        const pids = eventClients(socket).filter((p) => p !== first);
+        return pids.length === 1 ? pids[0] : undefined;
+      },
+      EVENT_PATH_MS,
+      50,
+    );
     assert.notEqual(second, first);
-    await until('the stream back', () =>
-      /containerd event stream is back/.test(enforcer?.stderr() ?? '') ? true : undefined,
+    await waitUntil(
+      'the stream back',
+      () => /containerd event stream is back/.test(enforcer?.stderr() ?? ''),
+      EVENT_PATH_MS,
+      50,
     );
     const status = await waitForStatus(enforcer.url, (s) => s.containerEvents?.up === true);
     assert.equal(status.containerEvents?.starts, 2);
     assert.equal(status.containerEvents?.malformed, 0);
     assert.ok((status.containerEvents?.changes ?? 0) >= 3, 'late-1 start, exit and delete at least');
     // And the new client carries events: a third container is found without a resync.
-    await cd.runContainer({
-      id: 'late-3',
-      pod: 'late3',
-      namespace: 'ns-late',
-      container: 'c',
-      labels: { app: 'late' },
-    });
-    await waitForStatus(enforcer.url, (s) => s.workloads.some((w) => w.key === 'late-3'), EVENT_PATH_MS);
+    await startLate(3);
   });
 });

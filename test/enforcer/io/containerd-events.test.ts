@@ -17,6 +17,7 @@ import {
   type ContainerEvents,
   type ContainerdEvent,
 } from '../../../enforcer/io/containerd-events.js';
+import { waitUntil } from '../../support/wait-until.js';
 
 const T = '2026-11-25 22:40:02.121078063 +0000 UTC';
 
@@ -113,15 +114,6 @@ function recordingLogger(): { logger: Logger; records: Record<string, unknown>[]
   return { logger: pino({ level: 'debug' }, stream), records };
 }
 
-/** Waits for `ok` (bounded); the assertion is the condition, not the time. */
-async function until(what: string, ok: () => boolean, ms = 10000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
 const STAND_IN = `#!/bin/sh
 # Stand-in for \`ctr\`: prints event lines as the test's mode asks, then waits like \`ctr events\` does.
 mode=$1; state=$2; shift 2
@@ -207,12 +199,12 @@ describe('containerd event follower (stand-in ctr: a shell script)', function ()
 
   it('asks containerd for the topics that matter in the listed namespaces only', async () => {
     follow('idle', pino({ level: 'silent' }));
-    await until('the stand-in started', () => starts() === 1);
+    await waitUntil('the stand-in started', () => starts() === 1);
     assert.equal(
       readFileSync(join(dir, 'args'), 'utf8').trim(),
       '-a /run/stand-in.sock events namespace=="k8s.io",topic~="^/(tasks/(start|exit|delete|paused|resumed)|images/)"',
     );
-    await until('the stream is up after the settle time', () => stats().up);
+    await waitUntil('the stream is up after the settle time', () => stats().up);
   });
 
   it('turns a burst of 1 000 events into two reconciles: one at the first event, one queued', async () => {
@@ -220,12 +212,12 @@ describe('containerd event follower (stand-in ctr: a shell script)', function ()
     const job = async (): Promise<void> => {
       sawAtStart.push(stats().changes);
       // A reconcile slower than the burst: every other event arrives while it runs.
-      await until('the whole burst', () => stats().changes === 1000);
+      await waitUntil('the whole burst', () => stats().changes === 1000);
     };
     const trigger = createRefreshTrigger(job, (err) => assert.fail(String(err)));
     const request = (): void => trigger.request();
     const seen = follow('burst', pino({ level: 'silent' }), {}, request, request);
-    await until('1 000 changes', () => seen.changes === 1000);
+    await waitUntil('1 000 changes', () => seen.changes === 1000);
     await trigger.idle();
     assert.equal(trigger.runs(), 2);
     // The first ran at once on the first event (no quiet period), the queued one after the last.
@@ -237,7 +229,7 @@ describe('containerd event follower (stand-in ctr: a shell script)', function ()
   it('restarts a client that died (with its reason logged) and asks for a full list when it is back', async () => {
     const { logger, records } = recordingLogger();
     const seen = follow('die-once', logger);
-    await until('the second client up', () => starts() === 2 && stats().up);
+    await waitUntil('the second client up', () => starts() === 2 && stats().up);
     assert.equal(seen.ups, 2, 'up (list) after the first event, and again once the restarted one settled');
     assert.equal(seen.downs.length, 1);
     assert.match(seen.downs[0] ?? '', /code 1.*transport is closing/);
@@ -252,7 +244,7 @@ describe('containerd event follower (stand-in ctr: a shell script)', function ()
   it('counts and logs a garbage line, restarts the client, and does not crash', async () => {
     const { logger, records } = recordingLogger();
     const seen = follow('garbage-once', logger);
-    await until('the second client up', () => starts() === 2 && stats().up);
+    await waitUntil('the second client up', () => starts() === 2 && stats().up);
     assert.equal(stats().malformed, 1);
     assert.equal(stats().starts, 2);
     assert.equal(seen.ups, 1, 'a full list once the restarted client is up');
@@ -266,7 +258,7 @@ describe('containerd event follower (stand-in ctr: a shell script)', function ()
 
   it('skips a line longer than the limit without holding more than the limit, and reads on', async () => {
     const seen = follow('overlong', pino({ level: 'silent' }), { maxLineBytes: 65536 });
-    await until('the event after the long line', () => stats().events === 1);
+    await waitUntil('the event after the long line', () => stats().events === 1);
     assert.equal(stats().overlong, 1);
     assert.ok(stats().maxBufferedBytes <= 65536, `held ${stats().maxBufferedBytes} bytes`);
     assert.equal(seen.changes, 2, 'the skipped line asks for a list, and so does the event');
@@ -275,9 +267,9 @@ describe('containerd event follower (stand-in ctr: a shell script)', function ()
 
   it('holds at most the limit of a line that never ends (8 MiB without a newline)', async () => {
     follow('endless', pino({ level: 'silent' }), { maxLineBytes: 65536, settleMs: 60000 });
-    await until('the long line read', () => stats().overlong === 1);
+    await waitUntil('the long line read', () => stats().overlong === 1);
     // The rest of the 8 MiB is read and dropped: wait until the stand-in has written it all (it then sleeps).
-    await until('the stand-in waiting', () => {
+    await waitUntil('the stand-in waiting', () => {
       const pid = existsSync(join(dir, 'pid')) ? readFileSync(join(dir, 'pid'), 'utf8').trim() : '';
       return pid !== '' && readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('sleep');
     });
@@ -297,7 +289,7 @@ describe('containerd event follower (stand-in ctr: a shell script)', function ()
     });
     const seen: Seen = { changes: 0, ups: 0, downs: [] };
     follower.start({ change: () => seen.changes++, up: () => seen.ups++, down: (r) => seen.downs.push(r) });
-    await until('four attempts', () => stats().starts >= 4);
+    await waitUntil('four attempts', () => stats().starts >= 4);
     const warns = records.filter((r) => r['level'] === 40);
     assert.equal(warns.length, 1, 'one warning while the problem lasts');
     assert.match(String(warns[0]?.['reason']), /cannot start .*no-such-ctr: spawn .*ENOENT/);
@@ -310,7 +302,7 @@ describe('containerd event follower (stand-in ctr: a shell script)', function ()
 
   it('does not count a client that is still dialing an absent containerd as up', async () => {
     const seen = follow('unreachable', pino({ level: 'silent' }), { settleMs: 50 });
-    await until(
+    await waitUntil(
       'the client started and containerd asked',
       () => starts() === 1 && existsSync(join(dir, 'probes')),
     );
@@ -323,7 +315,7 @@ describe('containerd event follower (stand-in ctr: a shell script)', function ()
 
   it('stop kills the client and reaps it (no zombie), and starts nothing after', async () => {
     follow('idle', pino({ level: 'silent' }));
-    await until('the stream up', () => stats().up);
+    await waitUntil('the stream up', () => stats().up);
     const pid = Number(readFileSync(join(dir, 'pid'), 'utf8'));
     assert.ok(existsSync(`/proc/${pid}`));
     await follower?.stop();
@@ -351,7 +343,7 @@ describe('refresh trigger', () => {
     assert.equal(trigger.runs(), 1);
     fail = true;
     release?.();
-    await until('the queued run', () => trigger.runs() === 2);
+    await waitUntil('the queued run', () => trigger.runs() === 2);
     release?.();
     await trigger.idle();
     assert.equal(errors.length, 1);
