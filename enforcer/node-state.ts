@@ -2,7 +2,7 @@
 // policies selecting it (its policy set) and its postures (the oracle's precedence). Workloads no policy selects are left out.
 // The table is built once from the rule set (records and bytes together), or given already compiled
 // (`rtctl enforcer run --rule-table`), in which case the policy sets come from the table's selector records.
-import { buildRuleTableImage, orderRuleTable } from '../compiler/rule-table/build-rule-table.js';
+import { buildRuleTableImage, orderPolicies } from '../compiler/rule-table/build-rule-table.js';
 import type { LoadedRuleTable } from '../compiler/rule-table/read-rule-table.js';
 import type { PolicyRecord, RuleTableImage } from '../compiler/rule-table/rule-table-records.js';
 import type { Workload as DecisionWorkload } from '../compiler/decide/decision-input.js';
@@ -92,7 +92,7 @@ function createPolicyPart(inputs: NodeInputs): PolicyPart {
     };
   }
   const image = buildRuleTableImage(inputs.ruleSet);
-  const { policies } = orderRuleTable(inputs.ruleSet);
+  const policies = orderPolicies(inputs.ruleSet);
   return {
     source: inputs.ruleSet,
     image,

@@ -4,7 +4,7 @@
 import { Action, type PolicyIR, type Rule, type RuleSet, type SourceMatcher } from '../ir/rule-set.js';
 import { getDirectoryDepth, getGlobPrefixDirectory, normalizeDirectory } from '../decide/path-match.js';
 import { isMatcherForOperation, normalizeCapability } from '../decide/match-rule.js';
-import { compareRulePrecedence, type PolicyRule } from '../decide/precedence.js';
+import { mergeRanked, rankRule, sortRanked, type PolicyRule, type RankedRule } from '../decide/precedence.js';
 import { compareSyscallPrecedence } from '../decide/decide-syscall.js';
 import {
   ACTION_CODES,
@@ -28,6 +28,7 @@ import {
   VERSION_MAJOR,
   VERSION_MINOR,
   hashNodeKey,
+  type Hash64,
   Header,
   LabelField,
   NodeField,
@@ -50,9 +51,13 @@ import type {
 
 const encoder = new TextEncoder();
 
-/** Deduplicated string table: `u32 length`, bytes, NUL, padded to 4. Reference 0 is the empty string. */
+/**
+ * Deduplicated string table: `u32 length`, bytes, NUL, padded to 4. Reference 0 is the empty string. The
+ * strings are written straight into one buffer (grown by doubling, zero-filled, so the NUL and the padding
+ * need no writes): no array per string.
+ */
 class StringTable {
-  private readonly chunks: Uint8Array[] = [];
+  private buffer = Buffer.alloc(16 * 1024);
   private readonly offsets = new Map<string, number>();
   private size = 0;
 
@@ -63,26 +68,25 @@ class StringTable {
   add(value: string): number {
     const known = this.offsets.get(value);
     if (known !== undefined) return known;
-    const bytes = encoder.encode(value);
-    const padded = (4 + bytes.length + 1 + 3) & ~3;
-    const chunk = new Uint8Array(padded);
-    new DataView(chunk.buffer).setUint32(0, bytes.length, true);
-    chunk.set(bytes, 4);
+    const length = Buffer.byteLength(value, 'utf8');
+    const padded = (4 + length + 1 + 3) & ~3;
+    if (this.size + padded > this.buffer.length) {
+      let capacity = this.buffer.length * 2;
+      while (capacity < this.size + padded) capacity *= 2;
+      const grown = Buffer.alloc(capacity);
+      this.buffer.copy(grown, 0, 0, this.size);
+      this.buffer = grown;
+    }
     const offset = this.size;
-    this.chunks.push(chunk);
+    this.buffer.writeUInt32LE(length, offset);
+    if (length > 0) this.buffer.write(value, offset + 4, length, 'utf8');
     this.offsets.set(value, offset);
     this.size += padded;
     return offset;
   }
 
   toBytes(): Uint8Array {
-    const out = new Uint8Array(this.size);
-    let at = 0;
-    for (const c of this.chunks) {
-      out.set(c, at);
-      at += c.length;
-    }
-    return out;
+    return this.buffer.subarray(0, this.size);
   }
 }
 
@@ -102,13 +106,9 @@ function comparePolicies(a: PolicyIR, b: PolicyIR): number {
   );
 }
 
+/** Byte-wise order of two byte strings (a prefix first): Buffer.compare, native. */
 function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const d = (a[i] ?? 0) - (b[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return a.length - b.length;
+  return Buffer.compare(a, b);
 }
 
 /** The value a rule record stores and the index node it is listed under. */
@@ -192,83 +192,101 @@ function alignSection(n: number): number {
   return (n + SECTION_ALIGN - 1) & ~(SECTION_ALIGN - 1);
 }
 
-/** The policies in table order and the rules in precedence order, as the table stores them. */
-export function orderRuleTable(ruleSet: RuleSet): { policies: PolicyIR[]; rules: PolicyRule[] } {
-  const policies = [...ruleSet.policies].sort(comparePolicies);
-  const rules: PolicyRule[] = [];
-  for (const policy of policies) {
-    for (const rule of policy.rules)
-      if (isMatcherForOperation(rule.matcher, rule.operation)) rules.push({ policy, rule });
-  }
-  rules.sort(compareRulePrecedence);
-  return { policies, rules };
+/** The policies in table order (a rule's policy index refers to this list). */
+export function orderPolicies(ruleSet: RuleSet): PolicyIR[] {
+  return [...ruleSet.policies].sort(comparePolicies);
 }
 
-/** The records of the rule table of a rule set. */
-export function createRuleTableRecords(ruleSet: RuleSet): RuleTableRecords {
-  const { policies, rules } = orderRuleTable(ruleSet);
-  const policyIndex = new Map<PolicyIR, number>(policies.map((p, i) => [p, i]));
-  const allowUnscoped = new Array<number>(policies.length).fill(0);
-  const allowScoped = new Array<number>(policies.length).fill(0);
-  for (const { policy, rule } of rules) {
-    if (rule.action !== Action.Allow) continue;
-    const i = policyIndex.get(policy) ?? 0;
-    const bit = rule.matcher.kind === 'address' ? ALLOW_ADDRESS_BIT : 1 << CLASS_CODES[rule.operation];
-    if (rule.fromSource.length > 0) allowScoped[i] = (allowScoped[i] ?? 0) | bit;
-    else allowUnscoped[i] = (allowUnscoped[i] ?? 0) | bit;
-  }
-  const policyRecords: PolicyRecord[] = policies.map((policy, i) => {
-    const { labels, groups } = collectLabels(policy);
-    return {
-      name: policy.name,
-      namespace: policy.namespace,
-      kind: POLICY_KIND_CODES[policy.kind],
-      allowUnscoped: allowUnscoped[i] ?? 0,
-      allowScoped: allowScoped[i] ?? 0,
-      labels,
-      expressionGroups: groups,
-      file: policy.location.file,
-      line: policy.location.line,
-    };
-  });
+/** The policies in table order and the rules in precedence order, as the table stores them. */
+export function orderRuleTable(ruleSet: RuleSet): { policies: PolicyIR[]; rules: PolicyRule[] } {
+  const policies = orderPolicies(ruleSet);
+  const ranked = mergeRanked(policies.map((p) => preparePolicy(p).rules));
+  return { policies, rules: ranked.map((r) => r.item) };
+}
 
-  const nodes = new Map<string, NodeRecord & { keyBytes: Uint8Array }>();
-  const addToNode = (cls: number, kind: NodeKind, key: string, ruleIndex: number): void => {
-    const id = `${cls}\u0000${kind}\u0000${key}`;
-    let node = nodes.get(id);
-    if (node === undefined) {
-      node = { cls, kind, key, keyBytes: encoder.encode(key), rules: [] };
-      nodes.set(id, node);
-    }
-    if (node.rules[node.rules.length - 1] !== ruleIndex) node.rules.push(ruleIndex);
+/** One index-node entry of a rule: the node's class, kind and key, its identity in the node map, its key's
+ * bytes and its hash. */
+interface NodeEntry {
+  cls: number;
+  kind: NodeKind;
+  key: string;
+  id: string;
+  keyBytes: Uint8Array;
+  hash: Hash64;
+}
+
+/** A rule as the table stores it, less its policy's index (which depends on the other policies). */
+type RuleRecordBody = Omit<RuleRecord, 'policy'>;
+
+/** A rule of a policy, ranked for the precedence sort, with its record body and its index-node entries. */
+interface PreparedRule extends RankedRule {
+  body: RuleRecordBody;
+  nodes: NodeEntry[];
+  /** The record made for it by the last build, reused while its policy keeps the same index. */
+  record: RuleRecord | undefined;
+}
+
+/** What a policy contributes to the table that depends on the policy alone. */
+interface PreparedPolicy {
+  record: Omit<PolicyRecord, 'allowUnscoped' | 'allowScoped'>;
+  allowUnscoped: number;
+  allowScoped: number;
+  /** Its rules that the table holds (isMatcherForOperation), in precedence order (sortRanked). */
+  rules: PreparedRule[];
+}
+
+/**
+ * Prepared policies by their lowered object. The IR is never changed once lowered, and the enforcer's
+ * snapshots keep the object of a policy whose file did not change (compiler/front-end/
+ * lint-texts-incremental.ts), so a policy change prepares only the policies that changed: the rest of a
+ * build is the precedence sort over ranks already computed, and the encoding. Records built from a prepared
+ * policy share its arrays (sources, tags, arguments, ports, labels): records are read, never changed.
+ */
+const preparedPolicies = new WeakMap<PolicyIR, PreparedPolicy>();
+
+function nodeEntry(cls: number, kind: NodeKind, key: string): NodeEntry {
+  const keyBytes = encoder.encode(key);
+  return {
+    cls,
+    kind,
+    key,
+    id: `${cls}\u0000${kind}\u0000${key}`,
+    keyBytes,
+    hash: hashNodeKey(cls, kind, keyBytes),
   };
-  const ruleRecords: RuleRecord[] = rules.map(({ policy, rule }, r) => {
-    const cls = CLASS_CODES[rule.operation];
-    const m = describeMatcher(rule);
-    let flags = 0;
-    if (rule.matcher.kind === 'directory' && rule.matcher.recursive) flags |= RuleFlag.recursive;
-    if (rule.readOnly) flags |= RuleFlag.readOnly;
-    if (rule.ownerOnly) flags |= RuleFlag.ownerOnly;
-    if (rule.pts) flags |= RuleFlag.pts;
-    if (rule.allowedArgs.length > 0) flags |= RuleFlag.hasArgs;
-    addToNode(cls, m.node, m.key, r);
-    if (rule.action === Action.Allow) {
-      const isAddress = rule.matcher.kind === 'address';
-      for (const s of rule.fromSource) {
-        if (s.kind === 'path')
-          addToNode(cls, isAddress ? NodeKind.allowAddressSourcePath : NodeKind.allowSourcePath, s.path, r);
-        else
-          addToNode(
+}
+
+function prepareRule(policy: PolicyIR, rule: Rule): PreparedRule {
+  const cls = CLASS_CODES[rule.operation];
+  const m = describeMatcher(rule);
+  let flags = 0;
+  if (rule.matcher.kind === 'directory' && rule.matcher.recursive) flags |= RuleFlag.recursive;
+  if (rule.readOnly) flags |= RuleFlag.readOnly;
+  if (rule.ownerOnly) flags |= RuleFlag.ownerOnly;
+  if (rule.pts) flags |= RuleFlag.pts;
+  if (rule.allowedArgs.length > 0) flags |= RuleFlag.hasArgs;
+  const nodes = [nodeEntry(cls, m.node, m.key)];
+  if (rule.action === Action.Allow) {
+    const isAddress = rule.matcher.kind === 'address';
+    for (const s of rule.fromSource) {
+      if (s.kind === 'path')
+        nodes.push(
+          nodeEntry(cls, isAddress ? NodeKind.allowAddressSourcePath : NodeKind.allowSourcePath, s.path),
+        );
+      else
+        nodes.push(
+          nodeEntry(
             cls,
             isAddress ? NodeKind.allowAddressSourceDirectory : NodeKind.allowSourceDirectory,
             normalizeDirectory(s.dir),
-            r,
-          );
-      }
+          ),
+        );
     }
-    const address = rule.matcher.kind === 'address' ? rule.matcher : undefined;
-    return {
-      policy: policyIndex.get(policy) ?? 0,
+  }
+  const address = rule.matcher.kind === 'address' ? rule.matcher : undefined;
+  return {
+    ...rankRule({ policy, rule }),
+    body: {
       cls,
       matcher: m.code,
       action: ACTION_CODES[rule.action],
@@ -286,17 +304,133 @@ export function createRuleTableRecords(ruleSet: RuleSet): RuleTableRecords {
       line: rule.location.line,
       column: rule.location.column,
       pointer: rule.location.pointer,
-    };
+    },
+    nodes,
+    record: undefined,
+  };
+}
+
+function preparePolicy(policy: PolicyIR): PreparedPolicy {
+  const known = preparedPolicies.get(policy);
+  if (known !== undefined) return known;
+  const rules: PreparedRule[] = [];
+  let allowUnscoped = 0;
+  let allowScoped = 0;
+  for (const rule of policy.rules) {
+    if (!isMatcherForOperation(rule.matcher, rule.operation)) continue;
+    rules.push(prepareRule(policy, rule));
+    if (rule.action !== Action.Allow) continue;
+    const bit = rule.matcher.kind === 'address' ? ALLOW_ADDRESS_BIT : 1 << CLASS_CODES[rule.operation];
+    if (rule.fromSource.length > 0) allowScoped |= bit;
+    else allowUnscoped |= bit;
+  }
+  const { labels, groups } = collectLabels(policy);
+  const prepared: PreparedPolicy = {
+    record: {
+      name: policy.name,
+      namespace: policy.namespace,
+      kind: POLICY_KIND_CODES[policy.kind],
+      labels,
+      expressionGroups: groups,
+      file: policy.location.file,
+      line: policy.location.line,
+    },
+    allowUnscoped,
+    allowScoped,
+    rules: sortRanked(rules),
+  };
+  preparedPolicies.set(policy, prepared);
+  return prepared;
+}
+
+/** The records of a rule set's table, and the hash of each index node (in `records.nodes` order). */
+function createRecordsAndHashes(ruleSet: RuleSet): { records: RuleTableRecords; hashes: Hash64[] } {
+  const policies = orderPolicies(ruleSet);
+  const policyIndex = new Map<PolicyIR, number>();
+  const policyRecords: PolicyRecord[] = [];
+  const runs: PreparedRule[][] = [];
+  policies.forEach((policy, i) => {
+    policyIndex.set(policy, i);
+    const prepared = preparePolicy(policy);
+    const { record } = prepared;
+    policyRecords.push({
+      name: record.name,
+      namespace: record.namespace,
+      kind: record.kind,
+      allowUnscoped: prepared.allowUnscoped,
+      allowScoped: prepared.allowScoped,
+      labels: record.labels,
+      expressionGroups: record.expressionGroups,
+      file: record.file,
+      line: record.line,
+    });
+    runs.push(prepared.rules);
   });
-  const nodeRecords = [...nodes.values()]
-    .sort((a, b) => a.cls - b.cls || a.kind - b.kind || compareBytes(a.keyBytes, b.keyBytes))
-    .map(({ cls, kind, key, rules: list }) => ({ cls, kind, key, rules: list }));
+  // Each policy's rules are sorted once, when it is prepared: a build merges the runs.
+  const ranked = mergeRanked(runs);
+
+  const nodes = new Map<string, { entry: NodeEntry; rules: number[] }>();
+  const ruleRecords: RuleRecord[] = new Array<RuleRecord>(ranked.length);
+  for (let r = 0; r < ranked.length; r++) {
+    const prepared = ranked[r] as PreparedRule;
+    for (const e of prepared.nodes) {
+      let node = nodes.get(e.id);
+      if (node === undefined) {
+        node = { entry: e, rules: [] };
+        nodes.set(e.id, node);
+      }
+      if (node.rules[node.rules.length - 1] !== r) node.rules.push(r);
+    }
+    const policy = policyIndex.get(prepared.item.policy) ?? 0;
+    if (prepared.record?.policy === policy) {
+      ruleRecords[r] = prepared.record;
+      continue;
+    }
+    const b = prepared.body;
+    ruleRecords[r] = prepared.record = {
+      policy,
+      cls: b.cls,
+      matcher: b.matcher,
+      action: b.action,
+      flags: b.flags,
+      value: b.value,
+      depth: b.depth,
+      protocol: b.protocol,
+      ports: b.ports,
+      sources: b.sources,
+      severity: b.severity,
+      message: b.message,
+      tags: b.tags,
+      args: b.args,
+      file: b.file,
+      line: b.line,
+      column: b.column,
+      pointer: b.pointer,
+    };
+  }
+  const sorted = [...nodes.values()].sort(
+    (a, b) =>
+      a.entry.cls - b.entry.cls ||
+      a.entry.kind - b.entry.kind ||
+      compareBytes(a.entry.keyBytes, b.entry.keyBytes),
+  );
+  const nodeRecords: NodeRecord[] = sorted.map(({ entry, rules: list }) => ({
+    cls: entry.cls,
+    kind: entry.kind,
+    key: entry.key,
+    rules: list,
+  }));
   const records: RuleTableRecords = { policies: policyRecords, rules: ruleRecords, nodes: nodeRecords };
   const syscalls = createSyscallRecords(policies, policyIndex);
   if (syscalls.length > 0) records.syscalls = syscalls;
   const presets = createPresetRecords(policies, policyIndex);
   if (presets.length > 0) records.presets = presets;
-  return records;
+  return { records, hashes: sorted.map((n) => n.entry.hash) };
+}
+
+/** The records of the rule table of a rule set. */
+export function createRuleTableRecords(ruleSet: RuleSet): RuleTableRecords {
+  return createRecordsAndHashes(ruleSet).records;
 }
 
 /** The `syscalls` rules of the policies in precedence order (compareSyscallPrecedence). */
@@ -353,8 +487,12 @@ function createPresetRecords(policies: PolicyIR[], policyIndex: Map<PolicyIR, nu
   }));
 }
 
-/** Encodes records as the bytes of docs/rule-table.md (string table, references and hash buckets added). */
-export function encodeRuleTable(records: RuleTableRecords): Uint8Array {
+/**
+ * Encodes records as the bytes of docs/rule-table.md (string table, references and hash buckets added).
+ * `nodeHashes`, when given, holds hashNodeKey of each of `records.nodes` (computed once per rule when the
+ * policy was prepared).
+ */
+export function encodeRuleTable(records: RuleTableRecords, nodeHashes?: readonly Hash64[]): Uint8Array {
   const { policies, rules } = records;
   const strings = new StringTable();
   const refs: number[] = [];
@@ -444,7 +582,7 @@ export function encodeRuleTable(records: RuleTableRecords): Uint8Array {
   const buckets = new Uint32Array(bucketCount);
   nodeList.forEach((node, n) => {
     const at = n * NODE_RECORD_SIZE;
-    const h = hashNodeKey(node.cls, node.kind, encoder.encode(node.key));
+    const h = nodeHashes?.[n] ?? hashNodeKey(node.cls, node.kind, encoder.encode(node.key));
     nv.setUint32(at + NodeField.hashLo, h.lo, true);
     nv.setUint32(at + NodeField.hashHi, h.hi, true);
     nv.setUint32(at + NodeField.key, strings.add(node.key), true);
@@ -522,13 +660,13 @@ export function encodeRuleTable(records: RuleTableRecords): Uint8Array {
 
 /** Builds the rule table bytes for a rule set. */
 export function buildRuleTable(ruleSet: RuleSet): Uint8Array {
-  return encodeRuleTable(createRuleTableRecords(ruleSet));
+  return buildRuleTableImage(ruleSet).bytes;
 }
 
 /** Builds the rule table of a rule set in both forms: records and bytes, computed once. */
 export function buildRuleTableImage(ruleSet: RuleSet): RuleTableImage {
-  const records = createRuleTableRecords(ruleSet);
-  return { records, bytes: encodeRuleTable(records) };
+  const { records, hashes } = createRecordsAndHashes(ruleSet);
+  return { records, bytes: encodeRuleTable(records, hashes) };
 }
 
 function toSourceRecord(s: SourceMatcher): SourceRecord {
