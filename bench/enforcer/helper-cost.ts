@@ -29,6 +29,7 @@ import { buildNodeState } from '../../enforcer/node-state.js';
 import { describeContainer } from '../../enforcer/workload.js';
 import { startContainerd, type Containerd } from '../../test/enforcer/support/containerd.js';
 import { stopHelper } from '../../test/enforcer/support/enforcer-process.js';
+import { machineCosts } from '../support/machine-costs.js';
 import { printResult } from '../support/measure.js';
 
 const FILE = '/data/hello.txt';
@@ -207,6 +208,8 @@ async function main(): Promise<void> {
   if (baseline)
     variants.push({ name: 'baselineReaders', helperPath: baseline, env: { RTCTL_FANOTIFY_READERS: '2' } });
   const loadAtStart = loadavg();
+  // Measured before the rounds load the machine (bench/support/machine-costs.ts).
+  const machine = machineCosts();
   const work = mkdtempSync(join(tmpdir(), 'rtctl-helper-cost-'));
   const cd = await startContainerd();
   try {
@@ -250,6 +253,7 @@ async function main(): Promise<void> {
       benchmark: 'enforcer-helper-cost',
       date: new Date().toISOString(),
       loadAverage: { start: loadAtStart, end: loadavg() },
+      machine,
       events,
       generators: loops,
       rounds,

@@ -45,6 +45,7 @@ import {
   type TestContainer,
 } from '../../test/enforcer/support/containerd.js';
 import { startEnforcer, getJson, stopHelper } from '../../test/enforcer/support/enforcer-process.js';
+import { machineCosts } from '../support/machine-costs.js';
 import { printResult } from '../support/measure.js';
 
 const OPEN_LOOPS = 20000;
@@ -227,6 +228,8 @@ async function main(): Promise<void> {
   const logger = pino({ level: 'warn' }, pino.destination(2));
   const work = mkdtempSync(join(tmpdir(), 'rtctl-bench-'));
   const loadAtStart = loadavg();
+  // Measured first, before containerd and the flood load the machine.
+  const machine = machineCosts();
   const cd = await startContainerd();
   let plane: DataPlane | undefined;
   try {
@@ -569,6 +572,9 @@ async function main(): Promise<void> {
       parts: [...parts],
       // The machine's 1, 5 and 15 minute load averages when the run started and ended: timings swing with it.
       loadAverage: { start: loadAtStart, end: loadavg() },
+      // What this machine charges for a system call, a /proc link read, an open+close and a wake-up round
+      // trip (bench/support/machine-costs.ts): the flood's figures follow these from one machine to another.
+      machine,
       rules,
       // The helper's reader threads (RTCTL_FANOTIFY_READERS; 0 = one loop reads the queue).
       fanotifyReaders: readers,
@@ -602,6 +608,8 @@ async function main(): Promise<void> {
         enforcerNetCpuMicrosPerAlert: e2e.enforcerNetCpuMicrosPerAlert,
         generatorCpuMicrosPerAlert: e2e.generatorCpuMicrosPerAlert,
         generatorOnly,
+        // perSecond ÷ generatorOnly.perSecond: the share of the loops' own ceiling the flood reaches.
+        perSecondOfGeneratorOnly: e2e.logged / e2e.seconds / generatorOnly.perSecond,
         loadAverage: e2e.loadAverage,
         published: e2e.published,
         logged: e2e.logged,
