@@ -2,6 +2,7 @@
 // policies selecting it (its policy set) and its postures (the oracle's precedence). Workloads no policy selects are left out.
 // The table is built once from the rule set (records and bytes together), or given already compiled
 // (`rtctl enforcer run --rule-table`), in which case the policy sets come from the table's selector records.
+import { createHash } from 'node:crypto';
 import { buildRuleTableImage, orderPolicies } from '../compiler/rule-table/build-rule-table.js';
 import type { LoadedRuleTable } from '../compiler/rule-table/read-rule-table.js';
 import type { PolicyRecord, RuleTableImage } from '../compiler/rule-table/rule-table-records.js';
@@ -32,7 +33,7 @@ export interface NodeState {
   policies: PolicyRecord[];
   /** Enforced workloads by key. */
   workloads: Map<string, Workload>;
-  /** A string that changes exactly when the state's content changes (table bytes and workload lines). */
+  /** A string that changes when the state's content changes (the table bytes' SHA-256 and the workload lines). */
   fingerprint: string;
 }
 
@@ -43,8 +44,8 @@ type SelectPolicies = (workload: Workload, nodeLabels: Record<string, string>) =
 export interface PolicyPart {
   source: RuleSet | LoadedRuleTable;
   image: RuleTableImage;
-  /** The table bytes as text, for the fingerprint. */
-  tableText: string;
+  /** SHA-256 of the table bytes, for the fingerprint (a 160 KB table: 0.2 ms, against 1–2 ms as base64). */
+  tableDigest: string;
   select: SelectPolicies;
 }
 
@@ -75,13 +76,17 @@ function isSelecting(policy: PolicyIR, key: string, dw: DecisionWorkload): boole
   return answer;
 }
 
+function digestOf(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('base64');
+}
+
 function createPolicyPart(inputs: NodeInputs): PolicyPart {
   if ('ruleTable' in inputs) {
     const { image, table } = inputs.ruleTable;
     return {
       source: inputs.ruleTable,
       image,
-      tableText: Buffer.from(image.bytes).toString('base64'),
+      tableDigest: digestOf(image.bytes),
       select: (w, nodeLabels) => {
         const set = table.selectPolicies(toDecisionWorkload(w, nodeLabels));
         const selected: number[] = [];
@@ -96,7 +101,7 @@ function createPolicyPart(inputs: NodeInputs): PolicyPart {
   return {
     source: inputs.ruleSet,
     image,
-    tableText: Buffer.from(image.bytes).toString('base64'),
+    tableDigest: digestOf(image.bytes),
     select: (w, nodeLabels) => {
       const dw = toDecisionWorkload(w, nodeLabels);
       const key = selectionKey(dw);
@@ -144,7 +149,7 @@ export function buildNodeState(
   enforced.sort((a, b) => (a.anchor.key < b.anchor.key ? -1 : a.anchor.key > b.anchor.key ? 1 : 0));
   unselected.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const fingerprint = [
-    policies.tableText,
+    policies.tableDigest,
     ...enforced.map(
       (e) =>
         `${e.anchor.key}|${e.anchor.pid}|${e.policies.join(',')}|${e.postures.file}${e.postures.network}${e.postures.capabilities}`,
