@@ -132,8 +132,10 @@ struct rt_path {
 	__u32 pad;
 };
 struct rt_exe_key {
-	__u64 file; /* address of the struct file */
-	__u64 ino;  /* its inode number: a reused address names another inode */
+	__u64 file;   /* address of the struct file */
+	__u64 ino;    /* its inode number: a reused address names another inode */
+	__u64 dentry; /* address of its dentry: a reused address of a file of the same inode under another
+		       * name (a hard link: busybox's /bin/sh and /bin/cat) has another dentry */
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -497,7 +499,11 @@ static __always_inline __u32 exe_path(struct scratch *s, struct task_struct *t, 
 		__builtin_memset(dst, 0, RT_PATH_MAX);
 		return 0;
 	}
-	struct rt_exe_key key = { .file = (__u64)exe, .ino = BPF_CORE_READ(exe, f_inode, i_ino) };
+	struct rt_exe_key key = {
+		.file = (__u64)exe,
+		.ino = BPF_CORE_READ(exe, f_inode, i_ino),
+		.dentry = (__u64)BPF_CORE_READ(exe, f_path.dentry),
+	};
 	struct rt_path *cached = bpf_map_lookup_elem(&rt_exe_cache, &key);
 	if (cached) {
 		__builtin_memcpy(dst, cached->p, RT_PATH_MAX);
@@ -692,6 +698,7 @@ static __always_inline int dcache_key(struct rt_dkey *k, struct file *file, stru
 		struct file *exe = t->mm->exe_file;
 		k->exe = exe ? kaddr(exe, base) : 0;
 		k->exe_ino = exe->f_inode->i_ino;
+		k->exe_dentry = exe ? kaddr(exe->f_path.dentry, base) : 0;
 	}
 	k->wid = wid;
 	k->write = !exec && (file->f_mode & FMODE_WRITE) != 0;

@@ -147,8 +147,11 @@ struct rt_dkey {
 	__u64 ino;
 	__u64 root_mnt;    /* the task's root (paths are relative to it) */
 	__u64 root_dentry;
-	__u64 exe;         /* mm->exe_file and its inode number; 0 when no rule of the workload reads the actor */
+	__u64 exe;         /* mm->exe_file, its inode number and its dentry; 0 when no rule of the workload reads
+			    * the actor. The dentry tells apart a file freed and its address reused for another
+			    * name of the same inode (a hard link: busybox's /bin/sh and /bin/cat) */
 	__u64 exe_ino;
+	__u64 exe_dentry;
 	__u32 igen;        /* inode->i_generation */
 	__u32 wid;
 	__u8 write;

@@ -308,6 +308,33 @@ describe('BPF-LSM: end-to-end cases with containerd containers', function () {
     assert.equal(alert.ProcessName, '/bin/cat');
   });
 
+  it('2. names each reader by its own executable when a shell that just exited ran the same busybox inode (hard links)', async () => {
+    // /bin/sh and /bin/cat are hard links of one busybox inode. Each round, a shell forks a child that
+    // execs /bin/true (the shell's executable path is read at that exec), then exits after it, so its exe
+    // file is the last one freed (after an RCU grace period, which the shell's own count gives time for
+    // without starting a process); the next cat's exe file is then allocated at that address. A cache
+    // keyed by the address and the inode named cat /bin/sh.
+    const rounds = 20;
+    const from = events.events.length;
+    const r = await containerd.exec(web.id, [
+      '/bin/sh',
+      '-c',
+      `i=0; while [ $i -lt ${rounds} ]; do /bin/sh -c '/bin/true; exit 0'; j=0; while [ $j -lt 3000 ]; do j=$((j+1)); done; /bin/cat /data/hello.txt >/dev/null; i=$((i+1)); done`,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const reads = (): DataPlaneEvent[] =>
+      events.events.slice(from).filter((x) => x.workload === 'web' && x.resource === '/data/hello.txt');
+    // Each read is reported once per audit policy selecting it (after test 6 there may be more than one).
+    await events.waitFor(() => reads().length >= rounds);
+    const names = reads().map((x) => x.processName);
+    assert.ok(names.length >= rounds, JSON.stringify(names));
+    assert.deepEqual(
+      names.filter((n) => n !== '/bin/cat'),
+      [],
+      `${names.length} reads`,
+    );
+  });
+
   it('3. least-permissive with posture block: a binary outside the allow list is denied with a DefaultPosture alert', async () => {
     const r = await containerd.exec(lp.id, ['/bin/sh', '-c', '/bin/ls /']);
     assert.equal(r.code, 126, `${r.code} ${r.stderr}`);
