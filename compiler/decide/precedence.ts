@@ -68,31 +68,12 @@ export function getCanonicalRuleKey(rule: Rule): string {
   ]);
 }
 
-/** Total order on rules: negative when `a` takes precedence over `b`. */
+/**
+ * Total order on rules: negative when `a` takes precedence over `b`. The order itself is compareRanked's;
+ * a sort of many rules ranks each once instead (sortByPrecedence, sortRanked).
+ */
 export function compareRulePrecedence(a: PolicyRule, b: PolicyRule): number {
-  const ra = a.rule;
-  const rb = b.rule;
-  const byClass = (OPERATION_RANK[ra.operation] ?? 9) - (OPERATION_RANK[rb.operation] ?? 9);
-  if (byClass !== 0) return byClass;
-  const byTier = getSpecificityTier(ra) - getSpecificityTier(rb);
-  if (byTier !== 0) return byTier;
-  if (ra.matcher.kind === 'directory' && rb.matcher.kind === 'directory') {
-    const byDepth = getDirectoryDepth(rb.matcher.dir) - getDirectoryDepth(ra.matcher.dir);
-    if (byDepth !== 0) return byDepth;
-    const byRecursion = Number(ra.matcher.recursive) - Number(rb.matcher.recursive);
-    if (byRecursion !== 0) return byRecursion;
-  }
-  const byAction = ACTION_RANK[ra.action] - ACTION_RANK[rb.action];
-  if (byAction !== 0) return byAction;
-  return (
-    compareStrings(a.policy.kind, b.policy.kind) ||
-    compareStrings(a.policy.namespace, b.policy.namespace) ||
-    compareStrings(a.policy.name, b.policy.name) ||
-    compareStrings(ra.location.file, rb.location.file) ||
-    ra.location.line - rb.location.line ||
-    ra.location.column - rb.location.column ||
-    compareStrings(getCanonicalRuleKey(ra), getCanonicalRuleKey(rb))
-  );
+  return compareRanked(rankRule(a), rankRule(b));
 }
 
 /** A rule with the parts of its precedence computed once (rankRule), for sortRanked. */
@@ -128,7 +109,10 @@ function canonicalOf(r: RankedRule): string {
   return r.canonical;
 }
 
-/** compareRulePrecedence over ranked rules: the same answer, from the parts computed once. */
+/**
+ * The precedence order over ranked rules: class, then specificity tier, then (directories) the deeper and the
+ * non-recursive first, then Block > Audit > Allow, then where the rule is written, then the canonical key.
+ */
 function compareRanked(a: RankedRule, b: RankedRule): number {
   const byClass = a.cls - b.cls;
   if (byClass !== 0) return byClass;

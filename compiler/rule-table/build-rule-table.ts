@@ -228,9 +228,7 @@ interface PreparedRule extends RankedRule {
 
 /** What a policy contributes to the table that depends on the policy alone. */
 interface PreparedPolicy {
-  record: Omit<PolicyRecord, 'allowUnscoped' | 'allowScoped'>;
-  allowUnscoped: number;
-  allowScoped: number;
+  record: PolicyRecord;
   /** Its rules that the table holds (isMatcherForOperation), in precedence order (sortRanked). */
   rules: PreparedRule[];
 }
@@ -240,7 +238,8 @@ interface PreparedPolicy {
  * snapshots keep the object of a policy whose file did not change (compiler/front-end/
  * lint-texts-incremental.ts), so a policy change prepares only the policies that changed: the rest of a
  * build is the precedence sort over ranks already computed, and the encoding. Records built from a prepared
- * policy share its arrays (sources, tags, arguments, ports, labels): records are read, never changed.
+ * policy share its objects (the policy's record, and the rules' sources, tags, arguments and ports): records
+ * are read, never changed.
  */
 const preparedPolicies = new WeakMap<PolicyIR, PreparedPolicy>();
 
@@ -330,13 +329,13 @@ function preparePolicy(policy: PolicyIR): PreparedPolicy {
       name: policy.name,
       namespace: policy.namespace,
       kind: POLICY_KIND_CODES[policy.kind],
+      allowUnscoped,
+      allowScoped,
       labels,
       expressionGroups: groups,
       file: policy.location.file,
       line: policy.location.line,
     },
-    allowUnscoped,
-    allowScoped,
     rules: sortRanked(rules),
   };
   preparedPolicies.set(policy, prepared);
@@ -352,18 +351,7 @@ function createRecordsAndHashes(ruleSet: RuleSet): { records: RuleTableRecords; 
   policies.forEach((policy, i) => {
     policyIndex.set(policy, i);
     const prepared = preparePolicy(policy);
-    const { record } = prepared;
-    policyRecords.push({
-      name: record.name,
-      namespace: record.namespace,
-      kind: record.kind,
-      allowUnscoped: prepared.allowUnscoped,
-      allowScoped: prepared.allowScoped,
-      labels: record.labels,
-      expressionGroups: record.expressionGroups,
-      file: record.file,
-      line: record.line,
-    });
+    policyRecords.push(prepared.record);
     runs.push(prepared.rules);
   });
   // Each policy's rules are sorted once, when it is prepared: a build merges the runs.
